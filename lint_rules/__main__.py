@@ -1,0 +1,5 @@
+import sys
+
+from lint_rules.cli import main
+
+sys.exit(main())

@@ -1,0 +1,50 @@
+"""One file through the engine, as the standalone checker and the fixer both need it:
+read, skip unless a source method's name occurs, parse once, analyze, apply settings and noqa."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from lint_rules.engine import analyze_tree
+from lint_rules.files import ReadError, SourceFile, may_contain_source, read_source
+from lint_rules.findings import Finding
+from lint_rules.fixplan import SourceText
+from lint_rules.noqa import split_silenced
+from lint_rules.settings import Settings
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckedFile:
+    path: str
+    findings: tuple[Finding, ...] = ()
+    silenced: tuple[Finding, ...] = ()
+    """Findings a `# noqa` comment silenced (listed with --show-silenced)."""
+    error: str = ""
+    parsed: bool = False
+
+
+def check_path(path: str, settings: Settings) -> CheckedFile:
+    source = read_source(path)
+    if isinstance(source, ReadError):
+        return CheckedFile(path, error=source.reason)
+    return check_source(source, settings)
+
+
+def check_source(source: SourceFile, settings: Settings) -> CheckedFile:
+    if not may_contain_source(source.raw, settings.source_methods):
+        return CheckedFile(source.path)
+    return check_text(source.path, source.text, settings)
+
+
+def check_text(path: str, text: str, settings: Settings) -> CheckedFile:
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as error:
+        return CheckedFile(path, error=f"syntax error on line {error.lineno}: {error.msg}")
+    except (ValueError, RecursionError, MemoryError) as error:
+        return CheckedFile(path, error=f"cannot parse: {type(error).__name__}: {error}")
+    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
+    enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
+    reported, silenced = split_silenced(enabled, text)
+    return CheckedFile(path, tuple(reported), tuple(silenced), parsed=True)

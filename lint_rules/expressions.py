@@ -1,0 +1,161 @@
+"""What an expression is, judged from its syntax alone: names, int-valued shapes, size arguments."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+INT_TYPE_NAMES = frozenset({"int"})
+
+COERCING_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+COERCING_FUNCTIONS = frozenset({"operator.index", "math.floor", "math.ceil", "math.trunc"})
+COERCING_METHODS = frozenset({"item", "tolist", "__index__", "__int__"})
+TENSOR_PRESERVING_METHODS = frozenset(
+    {"to", "clone", "detach", "cpu", "cuda", "long", "int", "squeeze", "view_as", "reshape_as", "contiguous"}
+)
+INT_VALUED_METHODS = frozenset({"numel", "dim", "ndimension", "element_size", "nelement"})
+
+PROPAGATING_BUILTINS = frozenset({"abs"})
+COMPARING_BUILTINS = frozenset({"max", "min"})
+
+SIZE_FUNCTIONS = frozenset(
+    {
+        "arange", "range", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
+        "eye", "tril_indices", "triu_indices", "linspace", "logspace",
+    }
+)
+"""`torch.<name>` functions whose positional arguments (or `size=`, `start=`, `end=`, `step=`) are sizes."""
+SIZE_KEYWORDS = frozenset({"size", "start", "end", "step", "n", "m", "high", "low", "steps", "length", "split_size_or_sections"})
+FIRST_ARG_ONLY_FUNCTIONS = frozenset({"full"})
+"""`torch.full(size, fill_value)`: the fill value may be a tensor."""
+
+SIZE_METHODS = frozenset(
+    {
+        "view", "reshape", "expand", "repeat", "narrow", "split", "new_zeros", "new_ones", "new_empty",
+        "new_full", "unflatten", "tile", "chunk", "roll", "tensor_split", "unfold",
+    }
+)
+FIRST_ARG_ONLY_METHODS = frozenset({"new_full"})
+
+
+def dotted_name(node: ast.expr) -> str:
+    """`torch.compiler.disable` -> "torch.compiler.disable"; "" for anything but names and attributes."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def called_name(call: ast.Call) -> str:
+    return dotted_name(call.func)
+
+
+def method_name(call: ast.Call) -> str:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else ""
+
+
+def is_int_annotation(annotation: ast.expr | None) -> bool:
+    """`int`, `int | None`, `Optional[int]`, `"int"`."""
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.replace(" ", "") in {"int", "int|None", "None|int", "Optional[int]"}
+    if isinstance(annotation, ast.Name):
+        return annotation.id in INT_TYPE_NAMES
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = (annotation.left, annotation.right)
+        return any(is_int_annotation(side) for side in sides) and all(
+            is_int_annotation(side) or is_none(side) for side in sides
+        )
+    if isinstance(annotation, ast.Subscript) and dotted_name(annotation.value) in {"Optional", "typing.Optional"}:
+        return is_int_annotation(annotation.slice)
+    return False
+
+
+def is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def is_int_literal(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def is_shape_index(node: ast.expr) -> bool:
+    """`x.shape[1]`, `x.size()[-1]`."""
+    if not isinstance(node, ast.Subscript) or isinstance(node.slice, ast.Slice):
+        return False
+    base = node.value
+    if isinstance(base, ast.Attribute) and base.attr == "shape":
+        return True
+    return isinstance(base, ast.Call) and method_name(base) == "size" and not base.args
+
+
+def is_int_valued_call(node: ast.expr) -> bool:
+    """`len(x)`, `int(x)`, `x.size(1)`, `x.numel()`, `x.item()`."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = called_name(node)
+    if name in {"len", "int", "operator.index"}:
+        return True
+    method = method_name(node)
+    if method == "size":
+        return bool(node.args) or any(keyword.arg == "dim" for keyword in node.keywords)
+    return method in INT_VALUED_METHODS or method == "item"
+
+
+def is_structurally_int(node: ast.expr) -> bool:
+    """An expression whose value is a Python int whatever the names in it are bound to."""
+    if is_int_literal(node) or is_shape_index(node) or is_int_valued_call(node):
+        return True
+    if isinstance(node, ast.Attribute) and node.attr == "ndim":
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return is_structurally_int(node.operand)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Div):
+        return is_structurally_int(node.left) and is_structurally_int(node.right)
+    if isinstance(node, ast.IfExp):
+        return is_structurally_int(node.body) and is_structurally_int(node.orelse)
+    return False
+
+
+def is_sequence_display(node: ast.expr) -> bool:
+    return isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.Constant)) and not is_int_literal(node)
+
+
+def assigned_names(target: ast.expr) -> Iterator[ast.expr]:
+    """The names and attributes a target binds, through tuples, lists and starred targets."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from assigned_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from assigned_names(target.value)
+    elif isinstance(target, (ast.Name, ast.Attribute)):
+        yield target
+
+
+def size_arguments(call: ast.Call, torch_aliases: frozenset[str]) -> list[ast.expr]:
+    """The arguments of `call` that Python needs as ints: sizes, counts, bounds."""
+    name = called_name(call)
+    module, _, function = name.rpartition(".")
+    if name == "range" or (module in torch_aliases and function in SIZE_FUNCTIONS):
+        first_only = function in FIRST_ARG_ONLY_FUNCTIONS
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in SIZE_METHODS:
+        first_only = call.func.attr in FIRST_ARG_ONLY_METHODS
+    else:
+        return []
+    positional = call.args[:1] if first_only else call.args
+    keywords = [keyword.value for keyword in call.keywords if keyword.arg in SIZE_KEYWORDS]
+    return [element for argument in [*positional, *keywords] for element in unpack_size(argument)]
+
+
+def unpack_size(argument: ast.expr) -> list[ast.expr]:
+    """`(b, n)` and `[b, n]` as sizes: their elements."""
+    if isinstance(argument, (ast.Tuple, ast.List)):
+        return list(argument.elts)
+    if isinstance(argument, ast.Starred):
+        return []
+    return [argument]

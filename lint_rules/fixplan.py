@@ -1,0 +1,226 @@
+"""How each source call can be fixed: guard its binding, hoist it into a guarded local, or neither.
+
+The plan is part of the analysis (the fixer only carries it out), so that every adapter shows the
+same fix availability and safety.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from lint_rules.expressions import dotted_name
+from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+
+
+class SourceText:
+    """The text being analyzed, for positions in characters and layout questions."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines()
+
+    def line(self, number: int) -> str:
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        text = self.line(line)
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
+
+    def span(self, node: ast.AST) -> Span:
+        line = getattr(node, "lineno", 1)
+        end_line = getattr(node, "end_lineno", None) or line
+        return Span(
+            line,
+            self.char_col(line, getattr(node, "col_offset", 0)),
+            end_line,
+            self.char_col(end_line, getattr(node, "end_col_offset", None) or 0),
+        )
+
+    def starts_its_line(self, node: ast.stmt) -> bool:
+        return self.line(node.lineno).encode("utf-8")[: node.col_offset].strip() == b""
+
+    def ends_its_line(self, node: ast.stmt) -> bool:
+        rest = self.line(node.end_lineno or node.lineno).encode("utf-8")[node.end_col_offset or 0 :].strip()
+        return rest == b"" or rest.startswith(b"#")
+
+
+def plan_fix(call: ast.Call, statement: ast.stmt, owner: ast.AST, source: SourceText, compiled_region: str) -> FixPlan:
+    parents = parent_map(statement)
+    targets = bound_targets(call, parents, statement)
+    if targets is not None:
+        plan = guard_plan(call, statement, targets, source)
+    else:
+        plan = hoist_plan(call, statement, parents, owner, source)
+    if plan.kind is not FixKind.NONE and compiled_region:
+        return FixPlan(
+            plan.kind, FixSafety.UNSAFE, plan.statement, plan.call, plan.targets, plan.hoisted_name,
+            f"the guard would add a graph break and a device sync inside a compiled region ({compiled_region}); "
+            "keep the arithmetic on tensors or gate it with torch.compiler.is_compiling()",
+        )
+    return plan
+
+
+def parent_map(statement: ast.stmt) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(statement) for child in ast.iter_child_nodes(node)}
+
+
+def bound_targets(call: ast.Call, parents: dict[int, ast.AST], statement: ast.stmt) -> list[ast.expr] | None:
+    """The targets the call's value is bound to as a whole (through conditional-expression arms)."""
+    value: ast.expr = call
+    parent = parents.get(id(value))
+    while isinstance(parent, ast.IfExp) and value is not parent.test:
+        value = parent
+        parent = parents.get(id(value))
+    if parent is statement and isinstance(statement, ast.Assign):
+        return list(statement.targets)
+    if parent is statement and isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        return [statement.target]
+    if isinstance(parent, ast.Tuple) and isinstance(statement, ast.Assign) and statement.value is parent:
+        return unpacked_targets(statement, parent.elts.index(value))
+    return None
+
+
+def unpacked_targets(statement: ast.Assign, position: int) -> list[ast.expr] | None:
+    value = statement.value
+    assert isinstance(value, ast.Tuple)
+    found = []
+    for target in statement.targets:
+        if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(value.elts):
+            return None
+        if any(isinstance(element, ast.Starred) for element in target.elts):
+            return None
+        found.append(target.elts[position])
+    return found
+
+
+def guard_plan(call: ast.Call, statement: ast.stmt, targets: list[ast.expr], source: SourceText) -> FixPlan:
+    names = tuple(dict.fromkeys(dotted_name(target) for target in targets))
+    reason = ""
+    if not all(names):
+        reason = "the value is bound to a subscript or another target that cannot be guarded"
+    elif not (source.starts_its_line(statement) and source.ends_its_line(statement)):
+        reason = "the binding shares its line with another statement"
+    if reason:
+        return no_fix(call, statement, source, reason)
+    return FixPlan(FixKind.GUARD_AFTER, FixSafety.SAFE, source.span(statement), source.span(call), targets=names)
+
+
+def hoist_plan(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], owner: ast.AST, source: SourceText) -> FixPlan:
+    reason = hoist_refusal(call, statement, parents, source)
+    if reason:
+        return no_fix(call, statement, source, reason)
+    name = fresh_name(call, owner, statement)
+    return FixPlan(FixKind.HOIST, FixSafety.SAFE, source.span(statement), source.span(call), hoisted_name=name)
+
+
+def no_fix(call: ast.Call, statement: ast.stmt, source: SourceText, reason: str) -> FixPlan:
+    return FixPlan(FixKind.NONE, FixSafety.NONE, source.span(statement), source.span(call), reason=reason)
+
+
+def hoist_refusal(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], source: SourceText) -> str:
+    """Why moving the call in front of its statement could change what the code does ("" if it cannot)."""
+    child: ast.AST = call
+    parent = parents.get(id(call))
+    while parent is not None and parent is not statement:
+        reason = nested_refusal(child, parent)
+        if reason:
+            return reason
+        child, parent = parent, parents.get(id(parent))
+    reason = statement_refusal(child, statement, source)
+    if reason:
+        return reason
+    earlier = first_earlier_effect(call, statement, parents)
+    if earlier is not None:
+        return f"hoisting it would move it before `{ast.unparse(earlier)}`, which runs first"
+    return ""
+
+
+def nested_refusal(child: ast.AST, parent: ast.AST) -> str:
+    if isinstance(parent, ast.Lambda):
+        return "the call is inside a lambda"
+    if isinstance(parent, COMPREHENSIONS) or isinstance(parent, ast.comprehension):
+        return "the call is inside a comprehension"
+    if isinstance(parent, ast.IfExp) and child is not parent.test:
+        return "the call is in a conditional-expression arm, which may not run"
+    if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
+        return "the call is on the right side of `and`/`or`, which may not run"
+    return ""
+
+
+def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -> str:
+    if isinstance(statement, ast.While):
+        return "the call is in a `while` test, evaluated on every iteration"
+    if isinstance(statement, ast.If) and source.line(statement.lineno)[statement.col_offset :].startswith("elif"):
+        return "the call is in an `elif` test, which runs only when the `if` test fails"
+    if isinstance(statement, ast.Assert):
+        return "the call is in an `assert`, which does not run under `python -O`"
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return "the call is in a decorator, a default argument or a class header"
+    if isinstance(statement, (ast.For, ast.AsyncFor)) and child is not statement.iter:
+        return "the call is in a loop target"
+    if not source.starts_its_line(statement):
+        return "the statement shares its line with another statement"
+    return ""
+
+
+def first_earlier_effect(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST]) -> ast.AST | None:
+    """A call, await, yield or walrus that the statement evaluates before the source call."""
+    ancestors = set()
+    node: ast.AST | None = call
+    while node is not None:
+        ancestors.add(id(node))
+        node = parents.get(id(node))
+    inside_call = {id(node) for node in ast.walk(call)}
+    position = (call.lineno, call.col_offset)
+    for node in evaluated_before_targets(statement):
+        if id(node) in ancestors or id(node) in inside_call or not isinstance(node, EFFECTFUL):
+            continue
+        if (node.lineno, node.col_offset) < position:
+            return node
+    return None
+
+
+def evaluated_before_targets(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The expression nodes a statement evaluates, without assignment targets and nested bodies."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        roots: list[ast.AST] = [statement.value] if statement.value is not None else []
+    elif isinstance(statement, (ast.If, ast.While)):
+        roots = [statement.test]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        roots = [statement.iter]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        roots = [item.context_expr for item in statement.items]
+    elif isinstance(statement, ast.Match):
+        roots = [statement.subject]
+    else:
+        roots = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    for root in roots:
+        yield from ast.walk(root)
+
+
+def fresh_name(call: ast.Call, owner: ast.AST, statement: ast.stmt) -> str:
+    """A local name not used in the enclosing function, distinct per call in one statement."""
+    assert isinstance(call.func, ast.Attribute)
+    base = call.func.attr.removeprefix("get_") or "value"
+    taken = {node.id for node in ast.walk(owner) if isinstance(node, ast.Name)}
+    taken |= {node.arg for node in ast.walk(owner) if isinstance(node, ast.arg)}
+    siblings = sorted(
+        (node.lineno, node.col_offset)
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == call.func.attr
+    )
+    skip = siblings.index((call.lineno, call.col_offset))
+    for suffix in ["", *(f"_{number}" for number in range(2, 1000))]:
+        candidate = base + suffix
+        if candidate in taken:
+            continue
+        if skip == 0:
+            return candidate
+        skip -= 1
+    raise AssertionError("no fresh name found")

@@ -1,0 +1,56 @@
+"""The flake8 adapter: flake8 hands over the tree it parsed; the engine does the rest.
+
+flake8 applies its own `--select`, `--ignore`, `--per-file-ignores` and `# noqa`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.metadata
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from lint_rules.engine import analyze_tree
+from lint_rules.fixplan import SourceText
+from lint_rules.settings import DEFAULT_SOURCE_METHODS
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("seqlen-guard")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+class SeqlenGuardChecker:
+    name = "seqlen-guard"
+    version = _version()
+    source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS
+
+    def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str) -> None:
+        self.tree = tree
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, option_manager: Any) -> None:
+        option_manager.add_option(
+            "--slg-source-methods",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="extra method names whose result is treated like get_seq_length()'s (seqlen-guard)",
+        )
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        extra = [name for name in getattr(options, "slg_source_methods", None) or [] if name]
+        cls.source_methods = tuple(dict.fromkeys([*DEFAULT_SOURCE_METHODS, *extra]))
+
+    def run(self) -> Iterator[tuple[int, int, str, type[SeqlenGuardChecker]]]:
+        text = "".join(self.lines)
+        if not any(method in text for method in self.source_methods):
+            return
+        for finding in analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods):
+            yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)

@@ -1,0 +1,68 @@
+"""`# noqa` comments, read the way flake8 reads them, for the checker and the fixer.
+
+A bare `# noqa` silences every finding on its line, `# noqa: SLG002,E501` only the codes named.
+As in flake8, a comment anywhere in a statement that spans several lines covers all of them.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Iterable
+
+from lint_rules.findings import Finding
+
+NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+EVERY_CODE = frozenset({"*"})
+
+
+def noqa_codes(comment_text: str) -> frozenset[str] | None:
+    """The codes a piece of text silences: EVERY_CODE for a bare `# noqa`, None when it has none."""
+    match = NOQA.search(comment_text)
+    if match is None:
+        return None
+    codes = match.group("codes")
+    if not codes:
+        return EVERY_CODE
+    return frozenset(code.upper() for code in re.split(r"[,\s]+", codes) if code)
+
+
+def is_silenced(code: str, silenced: frozenset[str] | None) -> bool:
+    if silenced is None:
+        return False
+    return silenced == EVERY_CODE or any(code.startswith(prefix) for prefix in silenced)
+
+
+def statement_line_ranges(text: str) -> dict[int, tuple[int, int]]:
+    """Each physical line of a multi-line statement -> the statement's (first, last) line."""
+    ranges: dict[int, tuple[int, int]] = {}
+    start = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if start is None and token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                start = token.start[0]
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER) and start is not None:
+                end = token.end[0]
+                for line in range(start, end + 1):
+                    ranges[line] = (start, end)
+                start = None
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return ranges
+
+
+def split_silenced(findings: Iterable[Finding], text: str) -> tuple[list[Finding], list[Finding]]:
+    """(reported, silenced by a noqa comment)."""
+    findings = list(findings)
+    if not findings or "noqa" not in text.lower():
+        return findings, []
+    lines = text.splitlines()
+    ranges = statement_line_ranges(text)
+    reported: list[Finding] = []
+    silenced: list[Finding] = []
+    for finding in findings:
+        first, last = ranges.get(finding.line, (finding.line, finding.line))
+        codes = noqa_codes("\n".join(lines[first - 1 : last]))
+        (silenced if is_silenced(finding.code, codes) else reported).append(finding)
+    return reported, silenced

@@ -1,0 +1,519 @@
+"""The five rules: each one's documentation and its own valid/invalid examples.
+
+The examples are the rule's tests (tests/test_rules.py runs every one of them) and its
+documentation (`python -m lint_rules --explain CODE`, the README table).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    code: str
+    why: str = ""
+    """For a valid example: why the rule must stay silent."""
+
+    @property
+    def source(self) -> str:
+        return textwrap.dedent(self.code).lstrip("\n")
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    summary: str
+    what_it_does: str
+    why_bad: str
+    example: str
+    use_instead: str
+    fix_safety: str
+    valid: tuple[Example, ...]
+    invalid: tuple[Example, ...]
+    """Each invalid example marks the reported lines with a trailing `# error` comment."""
+
+
+RULES: dict[str, Rule] = {}
+
+FIX_SAFETY_COMMON = (
+    "The fix inserts `if isinstance(n, torch.Tensor): n = int(n.item())` right after the statement that "
+    "binds the value (or hoists an inline call into a guarded local). In host-side code (the generation "
+    "loop, scripts, serving code) this is a safe fix: one host sync per call, the int contract restored. "
+    "Inside a compiled region (a `forward` method, a function under `torch.compile` or `torch.jit`) the guard "
+    "adds a graph break and a device sync, so the fix is unsafe there and only applied with `--unsafe-fixes`; "
+    "keep the arithmetic on tensors or gate it with `torch.compiler.is_compiling()` instead."
+)
+
+
+def _register(rule: Rule) -> Rule:
+    RULES[rule.code] = rule
+    return rule
+
+
+SLG001 = _register(
+    Rule(
+        code="SLG001",
+        name="tensor-length-int-arithmetic",
+        summary="Int arithmetic on a tensor-valued length",
+        what_it_does=(
+            "Checks for a `get_seq_length()` result combined with a Python int (a literal, `len(...)`, "
+            "`x.shape[i]`, `x.size(i)`, an int-annotated name, another such length) by `+ - * // % **` and the like."
+        ),
+        why_bad=(
+            "`StaticCache.get_seq_length()` is annotated `-> int` but returns a tensor once the cache is in use. "
+            "`input_ids.shape[1] - past_length` is then a tensor too, and every later use of it as an int is a "
+            "hidden device sync, a graph break under `torch.compile`, or a `TypeError`."
+        ),
+        example="""
+            past_length = cache.get_seq_length()
+            next_sequence_length = input_ids.shape[1] - past_length
+        """,
+        use_instead="""
+            past_length = cache.get_seq_length()
+            if isinstance(past_length, torch.Tensor):
+                past_length = int(past_length.item())
+            next_sequence_length = input_ids.shape[1] - past_length
+        """,
+        fix_safety=FIX_SAFETY_COMMON,
+        invalid=(
+            Example("""
+                def prefill(cache, input_ids):
+                    past_length = cache.get_seq_length()
+                    return input_ids.shape[1] - past_length  # SLG001
+            """),
+            Example("""
+                def chunks(cache, chunk):
+                    past_length = cache.get_seq_length()
+                    current_length = past_length + chunk.shape[-1]  # SLG001
+            """),
+            Example("""
+                def total(cache, prompt):
+                    n: int = len(prompt)
+                    m = cache.get_seq_length() * 2 + n  # SLG001
+            """),
+            Example("""
+                def grow(cache, extra):
+                    length = cache.get_seq_length()
+                    length += len(extra)  # SLG001
+            """),
+        ),
+        valid=(
+            Example(
+                """
+                def cache_position(cache, seq_len):
+                    past_seen_tokens = cache.get_seq_length()
+                    return torch.arange(seq_len) + past_seen_tokens
+                """,
+                why="tensor-with-tensor arithmetic stays on the device: the compile-friendly pattern",
+            ),
+            Example(
+                """
+                def positions(cache, seq_len):
+                    base = torch.ones(seq_len, dtype=torch.long)
+                    return base * cache.get_seq_length()
+                """,
+                why="`base` is bound to a torch call: tensor arithmetic",
+            ),
+            Example(
+                """
+                def prefill(cache, input_ids):
+                    past_length = int(cache.get_seq_length())
+                    return input_ids.shape[1] - past_length
+                """,
+                why="coerced with int() at the binding",
+            ),
+            Example(
+                """
+                def prefill(cache, input_ids, offset):
+                    return offset + cache.get_seq_length()
+                """,
+                why="`offset` may be a tensor: nothing says this is int arithmetic",
+            ),
+        ),
+    )
+)
+
+SLG002 = _register(
+    Rule(
+        code="SLG002",
+        name="tensor-length-slice-bound",
+        summary="A tensor-valued length used as a slice bound or an index",
+        what_it_does="Checks for a `get_seq_length()` result (or a value computed from it) used in `x[:, -n:]`, `x[n]`, `x[..., a:b]`.",
+        why_bad=(
+            "Slicing with a one-element tensor goes through `__index__`: a device sync on a GPU, and a graph "
+            "break (`Tensor.item()`) under `torch.compile`. In transformers 5.5 `_prefill` passes such a value "
+            "to `input_ids[:, -next_sequence_length:]`."
+        ),
+        example="""
+            past_length = cache.get_seq_length()
+            new_tokens = input_ids[:, past_length:]
+        """,
+        use_instead="""
+            past_length = cache.get_seq_length()
+            if isinstance(past_length, torch.Tensor):
+                past_length = int(past_length.item())
+            new_tokens = input_ids[:, past_length:]
+        """,
+        fix_safety=FIX_SAFETY_COMMON,
+        invalid=(
+            Example("""
+                def plain(cache, input_ids):
+                    n = cache.get_seq_length()
+                    return input_ids[:, n:]  # SLG002
+            """),
+            Example("""
+                def annotated(cache, input_ids):
+                    n: "torch.Tensor | int" = cache.get_seq_length()
+                    return input_ids[:, -n:]  # SLG002
+            """),
+            Example("""
+                def augmented(caches, input_ids):
+                    n = 0
+                    for cache in caches:
+                        n += cache.get_seq_length()
+                    return input_ids[n]  # SLG002
+            """),
+            Example("""
+                def conditional(past_key_values, input_ids):
+                    n = past_key_values.get_seq_length() if past_key_values is not None else 0
+                    return input_ids[:, n:]  # SLG002
+            """),
+            Example("""
+                def walrus(cache, input_ids):
+                    print(n := cache.get_seq_length())
+                    return input_ids[:, n:]  # SLG002
+            """),
+            Example("""
+                def unpacking(cache, input_ids):
+                    batch, n = input_ids.shape[0], cache.get_seq_length()
+                    return input_ids[:batch, n:]  # SLG002
+            """),
+            Example("""
+                class Generator:
+                    def step(self, input_ids):
+                        self.past = self.cache.get_seq_length()
+                        return input_ids[:, self.past:]  # SLG002
+            """),
+            Example("""
+                def arithmetic(model_kwargs, input_ids):
+                    past = model_kwargs["past_key_values"].get_seq_length()
+                    m = input_ids.shape[1] - past  # SLG001
+                    return input_ids[:, -m:]  # SLG002
+            """),
+            Example("""
+                def clamped(cache, input_ids, window):
+                    n = abs(cache.get_seq_length())
+                    k = n or 0  # SLG004
+                    return input_ids[:, k:], input_ids[:, n:]  # SLG002, SLG002
+            """),
+            Example("""
+                def split_call(cache, input_ids):
+                    n = (
+                        cache
+                        .get_seq_length()
+                    )
+                    return input_ids[..., 1:n]  # SLG002
+            """),
+            Example("""
+                def inline(cache, input_ids):
+                    return input_ids[:, cache.get_seq_length():]  # SLG002
+            """),
+        ),
+        valid=(
+            Example(
+                """
+                def guarded(cache, input_ids):
+                    n = cache.get_seq_length()
+                    if isinstance(n, torch.Tensor):
+                        n = int(n.item())
+                    return input_ids[:, n:]
+                """,
+                why="the guard this project's fixer inserts",
+            ),
+            Example(
+                """
+                def guarded_is_tensor(cache, input_ids):
+                    n = cache.get_seq_length()
+                    if torch.is_tensor(n):
+                        n = n.item()
+                    return input_ids[:, n:]
+                """,
+                why="the same guard spelled with torch.is_tensor and .item()",
+            ),
+            Example(
+                """
+                def coerced(cache, input_ids):
+                    a = int(cache.get_seq_length())
+                    b = cache.get_seq_length().item()
+                    c = operator.index(cache.get_seq_length())
+                    d = cache.get_seq_length().tolist()
+                    return input_ids[:, a:b], input_ids[c:d]
+                """,
+                why="coerced to a Python number before use",
+            ),
+            Example(
+                """
+                def narrowed(cache, input_ids):
+                    n = cache.get_seq_length()
+                    if isinstance(n, (int, torch.Tensor)):
+                        pass
+                    if not isinstance(n, torch.Tensor):
+                        return input_ids[:, n:]
+                """,
+                why="inside a branch where the value is known not to be a tensor",
+            ),
+            Example(
+                """
+                def logged(cache, logger):
+                    n = cache.get_seq_length()
+                    logger.info("cache holds %s tokens", n)
+                    print(f"cache holds {n} tokens")
+                """,
+                why="logging and formatting are not int uses",
+            ),
+            Example(
+                """
+                class IntCache:
+                    def get_seq_length(self):
+                        return self.key_cache[0].shape[-2]
+
+                    def crop(self, input_ids):
+                        return input_ids[:, self.get_seq_length():]
+                """,
+                why="the class overrides get_seq_length with something provably int",
+            ),
+            Example(
+                """
+                def rebound(cache, input_ids):
+                    n = cache.get_seq_length()
+                    n = input_ids.shape[1]
+                    return input_ids[:, n:]
+                """,
+                why="the tainted value was overwritten by an int",
+            ),
+        ),
+    )
+)
+
+SLG003 = _register(
+    Rule(
+        code="SLG003",
+        name="tensor-length-size-argument",
+        summary="A tensor-valued length passed where Python needs an int",
+        what_it_does=(
+            "Checks for a `get_seq_length()` result passed to `range()`, as a size or bound of "
+            "`torch.arange/zeros/ones/empty/full/rand*/randint`, `Tensor.new_*`, `.view/.reshape/.expand/"
+            ".repeat/.narrow/.split`, as the count in `[v] * n`, or compared by Python's `max()`/`min()`."
+        ),
+        why_bad=(
+            "A shape-(1,) tensor makes `torch.arange(seq_length + past_length)` raise `TypeError` in eager mode "
+            "(transformers 5.5 `_prepare_position_ids_for_generation`); a 0-dim one works eagerly but is a "
+            "data-dependent operator and a graph break under `torch.compile`, and `range(n)` fails with `fullgraph=True`."
+        ),
+        example="""
+            past_length = cache.get_seq_length()
+            position_ids = torch.arange(seq_length + past_length)
+        """,
+        use_instead="""
+            past_length = cache.get_seq_length()
+            if isinstance(past_length, torch.Tensor):
+                past_length = int(past_length.item())
+            position_ids = torch.arange(seq_length + past_length)
+        """,
+        fix_safety=FIX_SAFETY_COMMON,
+        invalid=(
+            Example("""
+                def positions(cache, inputs):
+                    seq_length = inputs.shape[1]
+                    past_length = cache.get_seq_length()
+                    return torch.arange(seq_length + past_length)  # SLG003
+            """),
+            Example("""
+                def sizes(cache, x, b):
+                    n = cache.get_seq_length()
+                    for _ in range(n):  # SLG003
+                        pass
+                    torch.zeros((b, n))  # SLG003
+                    x.new_ones(n)  # SLG003
+                    x.view(b, n)  # SLG003
+                    return [0] * n  # SLG003
+            """),
+            Example("""
+                def window(cache, k):
+                    n = cache.get_seq_length()
+                    start = max(0, n - k)  # SLG003
+                    return torch.full((start,), 1.0)  # SLG003
+            """),
+        ),
+        valid=(
+            Example(
+                """
+                def fill(cache, size):
+                    return torch.full(size, cache.get_seq_length())
+                """,
+                why="the fill value of torch.full may be a tensor",
+            ),
+            Example(
+                """
+                def device_only(cache, seq_len):
+                    return torch.arange(seq_len, device="cpu") + cache.get_seq_length()
+                """,
+                why="the length is added to a tensor, not passed as a size",
+            ),
+        ),
+    )
+)
+
+SLG004 = _register(
+    Rule(
+        code="SLG004",
+        name="tensor-length-truth-test",
+        summary="Python control flow on a tensor-valued length",
+        what_it_does=(
+            "Checks for a `get_seq_length()` result tested for truth: `if`/`elif`/`while`/`assert`, conditional "
+            "expressions, `and`/`or`/`not`, comparisons such as `n > 0` used as a condition, `n or 0`."
+        ),
+        why_bad=(
+            "`bool()` of a tensor is an implicit device sync, and under `torch.compile` a data-dependent branch: "
+            "a graph break, or an error with `fullgraph=True`."
+        ),
+        example="""
+            past_length = cache.get_seq_length()
+            if past_length > 0:
+                input_ids = input_ids[:, -1:]
+        """,
+        use_instead="""
+            past_length = cache.get_seq_length()
+            if isinstance(past_length, torch.Tensor):
+                past_length = int(past_length.item())
+            if past_length > 0:
+                input_ids = input_ids[:, -1:]
+        """,
+        fix_safety=FIX_SAFETY_COMMON,
+        invalid=(
+            Example("""
+                def tests(cache, x, flag):
+                    n = cache.get_seq_length()
+                    if n > 0:  # SLG004
+                        pass
+                    elif n == 0:  # SLG004
+                        pass
+                    while n:  # SLG004
+                        break
+                    assert n >= 0  # SLG004
+                    y = 1 if n else 2  # SLG004
+                    z = flag and not n  # SLG004
+                    started = n > 0
+                    if started:  # SLG004
+                        pass
+            """),
+            Example("""
+                def inline(cache):
+                    if cache.get_seq_length() > 0:  # SLG004
+                        return 1
+            """),
+        ),
+        valid=(
+            Example(
+                """
+                def optional(cache):
+                    n = cache.get_seq_length()
+                    if n is None:
+                        return 0
+                    return n
+                """,
+                why="an identity test does not convert the tensor",
+            ),
+            Example(
+                """
+                def int_branch(cache, x):
+                    n = cache.get_seq_length()
+                    if not isinstance(n, torch.Tensor):
+                        if n > 0:
+                            return x
+                """,
+                why="narrowed to a non-tensor",
+            ),
+        ),
+    )
+)
+
+SLG005 = _register(
+    Rule(
+        code="SLG005",
+        name="tensor-length-int-contract",
+        summary="An int contract broken by a tensor-valued length",
+        what_it_does=(
+            "Checks for a `get_seq_length()` result tested with `isinstance(n, int)`, returned from a function "
+            "annotated `-> int` (or `int | None`), or bound to an `int`-annotated name or attribute."
+        ),
+        why_bad=(
+            "`isinstance(n, int)` is silently `False` for a tensor, so another branch runs; a function or "
+            "attribute annotated `int` passes the tensor on to callers that trust the annotation."
+        ),
+        example="""
+            def past_length(self) -> int:
+                return self.cache.get_seq_length()
+        """,
+        use_instead="""
+            def past_length(self) -> int:
+                seq_length = self.cache.get_seq_length()
+                if isinstance(seq_length, torch.Tensor):
+                    seq_length = int(seq_length.item())
+                return seq_length
+        """,
+        fix_safety=FIX_SAFETY_COMMON,
+        invalid=(
+            Example("""
+                def contract(cache, x) -> int:
+                    n = cache.get_seq_length()
+                    if isinstance(n, int):  # SLG005
+                        pass
+                    return n  # SLG005
+            """),
+            Example("""
+                class State:
+                    length: int
+
+                    def update(self, cache) -> None:
+                        self.length = cache.get_seq_length()  # SLG005
+                        m: int = cache.get_seq_length()  # SLG005
+            """),
+            Example("""
+                def optional(cache) -> int | None:
+                    return cache.get_seq_length()  # SLG005
+            """),
+        ),
+        valid=(
+            Example(
+                """
+                class Layer:
+                    def get_seq_length(self) -> int:
+                        return self.inner.get_seq_length()
+                """,
+                why="a source method forwarding its own result is the definition, not a use",
+            ),
+            Example(
+                """
+                def annotated_then_guarded(cache) -> int:
+                    n: int = cache.get_seq_length()
+                    if isinstance(n, torch.Tensor):
+                        n = int(n.item())
+                    return n
+                """,
+                why="the guard right after the binding restores the contract",
+            ),
+            Example(
+                """
+                def either(cache):
+                    n = cache.get_seq_length()
+                    return isinstance(n, (int, torch.Tensor))
+                """,
+                why="the check admits a tensor",
+            ),
+        ),
+    )
+)

@@ -1,0 +1,31 @@
+"""What a run is asked to do; filled from `[tool.seqlen-guard]` and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+
+DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length",)
+ALL_CODES: tuple[str, ...] = ("SLG001", "SLG002", "SLG003", "SLG004", "SLG005")
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ALL_CODES
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(glob, codes) pairs: codes ignored in files matching the glob."""
+    source_methods: tuple[str, ...] = DEFAULT_SOURCE_METHODS
+    unsafe_fixes: bool = False
+
+    def enabled(self, code: str, path: str = "") -> bool:
+        from lint_rules.files import path_matches
+
+        if not any(code.startswith(prefix) for prefix in self.select):
+            return False
+        if any(code.startswith(prefix) for prefix in self.ignore):
+            return False
+        return not any(
+            path_matches(path, glob) and any(code.startswith(prefix) for prefix in codes)
+            for glob, codes in self.per_file_ignores
+        )
