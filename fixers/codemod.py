@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 from libcst.metadata import CodeRange, PositionProvider
 
+from fixers.verify import rewrite_problem
 from lint_rules.checking import check_text
 from lint_rules.findings import Finding, FixKind, FixPlan, FixSafety
 from lint_rules.settings import Settings
@@ -40,6 +41,24 @@ def applicable_plans(findings: Sequence[Finding], unsafe_fixes: bool) -> list[Fi
 
 def is_applicable(plan: FixPlan, unsafe_fixes: bool) -> bool:
     return plan.safety is FixSafety.SAFE or (plan.safety is FixSafety.UNSAFE and unsafe_fixes)
+
+
+def carry_out(module: cst.Module, plans: Sequence[FixPlan], path: str, settings: Settings) -> cst.Module:
+    """The module with the plans carried out, checked by the safety net and re-analyzed.
+
+    Raises FixError, and nothing must be written, when the result does not parse, changes more than
+    the inserted lines, or would still have something to fix (a second run would change more).
+    """
+    text = module.code
+    updated = apply_plans(module, plans, text)
+    new_text = updated.code
+    problem = rewrite_problem(text, new_text, plans)
+    if problem:
+        raise FixError(problem)
+    again = check_text(path, new_text, settings)
+    if again.error or applicable_plans(again.findings, settings.unsafe_fixes):
+        raise FixError("the fix did not converge (a second run would change more)")
+    return updated
 
 
 def apply_plans(module: cst.Module, plans: Sequence[FixPlan], source_text: str) -> cst.Module:
@@ -227,6 +246,6 @@ class InsertIntGuards(CodemodCommand):
         if not plans:
             raise SkipFile("nothing to fix")
         try:
-            return apply_plans(tree, plans, text)
+            return carry_out(tree, plans, self.context.filename or "<module>", self.settings)
         except FixError as error:
             raise SkipFile(str(error)) from error

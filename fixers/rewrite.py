@@ -23,8 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import libcst as cst
 
-from fixers.codemod import FixError, applicable_plans, apply_plans, is_applicable
-from fixers.verify import rewrite_problem
+from fixers.codemod import FixError, applicable_plans, carry_out
 from lint_rules.checking import check_source, check_text
 from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
 from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source
@@ -120,7 +119,7 @@ def fix_source(source: SourceFile, settings: Settings, mode: str) -> FileOutcome
     if checked.error or not plans:
         return outcome
     try:
-        new_text = rewritten_text(source, plans, settings)
+        new_text = rewritten_text(source.path, source.text, plans, settings)
     except FixError as error:
         return dataclasses.replace(outcome, error=f"{error}; file left untouched")
     diff = unified_diff(source, new_text) if mode == DIFF else ""
@@ -132,21 +131,22 @@ def fix_source(source: SourceFile, settings: Settings, mode: str) -> FileOutcome
     return dataclasses.replace(outcome, applied=frozenset(plans), diff=diff)
 
 
-def rewritten_text(source: SourceFile, plans: Sequence[FixPlan], settings: Settings) -> str:
+def fix_text(path: str, text: str, settings: Settings) -> str:
+    """`text` with every applicable fix carried out (unchanged if none); raises FixError."""
+    checked = check_text(path, text, settings)
+    if checked.error:
+        raise FixError(checked.error)
+    plans = applicable_plans(checked.findings, settings.unsafe_fixes)
+    return rewritten_text(path, text, plans, settings) if plans else text
+
+
+def rewritten_text(path: str, text: str, plans: Sequence[FixPlan], settings: Settings) -> str:
     """The fixed text, verified and re-analyzed; raises FixError if it must not be written."""
     try:
-        module = cst.parse_module(source.text)
-        new_text = apply_plans(module, plans, source.text).code
+        module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise FixError(f"LibCST cannot parse the file ({error.message})") from error
-    problem = rewrite_problem(source.text, new_text, plans)
-    if problem:
-        raise FixError(problem)
-    again = check_text(source.path, new_text, settings)
-    still_fixable = [finding for finding in again.findings if is_applicable(finding.fix, settings.unsafe_fixes)]
-    if again.error or still_fixable:
-        raise FixError("the fix did not converge (a second run would change more)")
-    return new_text
+    return carry_out(module, plans, path, settings).code
 
 
 def origin_lines(source: SourceFile, findings: Iterable[Finding]) -> tuple[tuple[int, str], ...]:

@@ -145,7 +145,7 @@ class FunctionWalker:
 
     def walk_statement(self, node: ast.stmt, state: State, following: Sequence[ast.stmt]) -> State | None:
         if isinstance(node, ast.Assign):
-            self.walk_assign(node.targets, node.value, state)
+            self.walk_assign(node.targets, node.value, state, following)
         elif isinstance(node, ast.AnnAssign):
             self.walk_annotated_assign(node, state, following)
         elif isinstance(node, ast.AugAssign):
@@ -182,19 +182,24 @@ class FunctionWalker:
             for target in node.targets:
                 state.bind(key_of(target), CLEAN)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for header_part in definition_header(node):
+                self.value(header_part, state)
             state.bind(node.name, CLEAN)
         return state
 
-    def walk_assign(self, targets: Sequence[ast.expr], value: ast.expr, state: State) -> None:
+    def walk_assign(
+        self, targets: Sequence[ast.expr], value: ast.expr, state: State, following: Sequence[ast.stmt]
+    ) -> None:
         if len(targets) == 1 and is_pairwise_unpacking(targets[0], value):
             assert isinstance(targets[0], (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
             for element_target, element_value in zip(targets[0].elts, value.elts):
-                self.walk_assign([element_target], element_value, state)
+                self.walk_assign([element_target], element_value, state, following)
             return
         taint = self.value(value, state)
         kind = self.kind_of(value, state)
         for target in targets:
-            self.check_int_typed_target(target, value, taint)
+            if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
+                self.report(value, "SLG005", f"bound to `{key_of(target)}`, declared `int`", taint)
             self.bind_target(target, taint, kind, state)
 
     def walk_annotated_assign(self, node: ast.AnnAssign, state: State, following: Sequence[ast.stmt]) -> None:
@@ -282,10 +287,6 @@ class FunctionWalker:
                 self.value(node.value, state)
                 self.index_use(node.slice, state)
 
-    def check_int_typed_target(self, target: ast.expr, value: ast.expr, taint: Taint) -> None:
-        if taint and key_of(target) in self.scope.int_typed_names:
-            self.report(value, "SLG005", f"bound to `{key_of(target)}`, declared `int`", taint)
-
     def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
         """The int-annotated binding is immediately followed by the fixer's guard."""
         if not following or not isinstance(following[0], ast.If):
@@ -335,7 +336,12 @@ class FunctionWalker:
             return self.subscript(node, state)
         if isinstance(node, ast.Starred):
             return self.value(node.value, state)
-        if isinstance(node, (ast.Lambda,)):
+        if isinstance(node, ast.Lambda):
+            inner = state.copy()
+            for argument in ast.walk(node.args):
+                if isinstance(argument, ast.arg):
+                    inner.bind(argument.arg, CLEAN)
+            self.value(node.body, inner)
             return CLEAN
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             self.comprehension(node, state)
@@ -530,6 +536,14 @@ class FunctionWalker:
             self.uses.setdefault((id(node), code, id(origin)), Use(node, code, detail, origin, self.scope))
 
 
+def definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.expr]:
+    """What the enclosing scope evaluates when it runs a `def` or `class` statement."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
+    defaults = [default for default in node.args.kw_defaults if default is not None]
+    return [*node.decorator_list, *node.args.defaults, *defaults]
+
+
 def is_pairwise_unpacking(target: ast.expr, value: ast.expr) -> bool:
     """`a, b = x, y`: each target gets its own value."""
     return (
@@ -666,8 +680,7 @@ def function_scopes(tree: ast.Module, module: ModuleFacts) -> Iterator[tuple[Sco
 
     A scope whose text never names a source method cannot hold a tainted value: it is not walked.
     """
-    module_statements = definitions_left_out(tree.body)
-    if any(module.mentions(statement) for statement in module_statements):
+    if any(module.mentions(statement) for statement in tree.body):
         yield Scope("<module>", tree, "", False, False, frozenset(), False), tree.body
     yield from scopes_in(tree.body, module, qualname="", enclosing_class=None, compiled="")
 
@@ -680,18 +693,12 @@ def scopes_in(
             continue
         name = f"{qualname}{node.name}"
         if isinstance(node, ast.ClassDef):
-            class_statements = definitions_left_out(node.body)
-            if any(module.mentions(statement) for statement in class_statements):
-                yield Scope(name, node, compiled, False, False, frozenset(), False), class_statements
+            yield Scope(name, node, compiled, False, False, frozenset(), False), node.body
             yield from scopes_in(node.body, module, f"{name}.", node, compiled)
             continue
         region = compiled or compiled_region_of(node, enclosing_class is not None, module.torch_aliases)
         yield function_scope(node, name, enclosing_class, region, module), node.body
         yield from scopes_in(node.body, module, f"{name}.", None, region)
-
-
-def definitions_left_out(body: Sequence[ast.stmt]) -> list[ast.stmt]:
-    return [statement for statement in body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
 
 
 def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
