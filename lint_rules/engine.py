@@ -41,6 +41,9 @@ class Origin:
     method: str
     statement: ast.stmt
     scope: "Scope"
+    flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
+    """Targets of its own statement that the value (or a result computed from it) is bound to."""
+    used_in_own_statement: bool = False
     _plan: FixPlan | None = None
 
     @property
@@ -49,7 +52,10 @@ class Origin:
 
     def fix_plan(self, source: SourceText) -> FixPlan:
         if self._plan is None:
-            self._plan = plan_fix(self.call, self.statement, self.scope.body_owner, source, self.scope.compiled_region)
+            result_targets = [] if self.used_in_own_statement else self.flowed_into
+            self._plan = plan_fix(
+                self.call, self.statement, self.scope.body_owner, source, self.scope.compiled_region, result_targets
+            )
         return self._plan
 
 
@@ -278,6 +284,9 @@ class FunctionWalker:
         return State.merge([*ends, state])
 
     def bind_target(self, target: ast.expr, taint: Taint, kind: str, state: State) -> None:
+        for origin in taint:
+            if origin.statement is self.statement and target not in origin.flowed_into:
+                origin.flowed_into.append(target)
         for bound in ex.assigned_names(target):
             key = key_of(bound)
             if key:
@@ -533,6 +542,8 @@ class FunctionWalker:
 
     def report(self, node: ast.AST, code: str, detail: str, taint: Taint) -> None:
         for origin in taint:
+            if origin.statement is self.statement:
+                origin.used_in_own_statement = True
             self.uses.setdefault((id(node), code, id(origin)), Use(node, code, detail, origin, self.scope))
 
 
@@ -732,7 +743,7 @@ def function_scope(
         body_owner=node,
         compiled_region=compiled,
         returns_int=ex.is_int_annotation(node.returns),
-        is_source_definition=node.name in module.source_methods,
+        is_source_definition=node.name.lstrip("_") in module.source_methods,
         int_typed_names=frozenset(int_names),
         int_returning_self=enclosing_class is not None and module.overrides_with_int(enclosing_class),
     )

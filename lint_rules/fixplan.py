@@ -14,6 +14,7 @@ from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 class SourceText:
@@ -50,13 +51,27 @@ class SourceText:
         return rest == b"" or rest.startswith(b"#")
 
 
-def plan_fix(call: ast.Call, statement: ast.stmt, owner: ast.AST, source: SourceText, compiled_region: str) -> FixPlan:
+def plan_fix(
+    call: ast.Call,
+    statement: ast.stmt,
+    owner: ast.AST,
+    source: SourceText,
+    compiled_region: str,
+    result_targets: list[ast.expr],
+) -> FixPlan:
+    """Guard the call's binding; else hoist the call; else guard what its statement computes from it.
+
+    `result_targets` are the targets a value computed from the call is bound to, given only when the
+    statement itself does not use the value as an int (so a guard after it fixes every use).
+    """
     parents = parent_map(statement)
     targets = bound_targets(call, parents, statement)
     if targets is not None:
         plan = guard_plan(call, statement, targets, source)
     else:
         plan = hoist_plan(call, statement, parents, owner, source)
+        if plan.kind is FixKind.NONE and result_targets and isinstance(statement, SIMPLE_BINDINGS):
+            plan = guard_plan(call, statement, result_targets, source)
     if plan.kind is not FixKind.NONE and compiled_region:
         return FixPlan(
             plan.kind, FixSafety.UNSAFE, plan.statement, plan.call, plan.targets, plan.hoisted_name,

@@ -498,6 +498,13 @@ SLG005 = _register(
             ),
             Example(
                 """
+                def _get_seq_length(self, layer_idx: int = 0) -> int:
+                    return self.layers[0].get_seq_length()
+                """,
+                why="the same, written as a function patched onto a cache class",
+            ),
+            Example(
+                """
                 def annotated_then_guarded(cache) -> int:
                     n: int = cache.get_seq_length()
                     if isinstance(n, torch.Tensor):

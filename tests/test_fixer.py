@@ -266,6 +266,26 @@ class TestBindingForms(CodemodTest):
         self.assertCodemod(before, after)
 
 
+    def test_result_computed_in_a_conditional_arm_is_guarded(self) -> None:
+        before = """
+            import torch
+
+            def f(past_key_values, x, seq_length):
+                query_length = seq_length if past_key_values is None else seq_length + past_key_values.get_seq_length()
+                return x[:, query_length:]
+        """
+        after = """
+            import torch
+
+            def f(past_key_values, x, seq_length):
+                query_length = seq_length if past_key_values is None else seq_length + past_key_values.get_seq_length()
+                if isinstance(query_length, torch.Tensor):
+                    query_length = int(query_length.item())
+                return x[:, query_length:]
+        """
+        self.assertCodemod(before, after)
+
+
 class TestHoisting(CodemodTest):
     TRANSFORM = InsertIntGuards
 
