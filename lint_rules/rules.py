@@ -524,3 +524,17 @@ SLG005 = _register(
         ),
     )
 )
+
+
+def rule_table() -> str:
+    """The README's rule table, made from the rules themselves (tests/test_readme.py keeps them equal)."""
+    rows = [
+        "| Code | Name | What it catches | Fix | Fix safety |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in RULES.values():
+        rows.append(
+            f"| {rule.code} | `{rule.name}` | {rule.summary} | int guard after the binding (or the call hoisted "
+            "into a guarded local) | safe in host code; unsafe in a compiled region |"
+        )
+    return "\n".join(rows) + "\n"
