@@ -156,7 +156,7 @@ def origin_lines(source: SourceFile, findings: Iterable[Finding]) -> tuple[tuple
 
 
 def unified_diff(source: SourceFile, new_text: str) -> str:
-    name = source.path.replace(os.sep, "/")
+    name = source.path.replace(os.sep, "/").lstrip("/")
     return "".join(
         difflib.unified_diff(
             source.text.splitlines(keepends=True), new_text.splitlines(keepends=True), f"a/{name}", f"b/{name}"

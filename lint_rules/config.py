@@ -1,0 +1,298 @@
+"""`[tool.seqlen-guard]` in pyproject.toml and the command-line flags both CLIs share.
+
+The file gives the project's defaults; a flag given on the command line replaces the
+file's value for that key (the CLI wins). `settings_from_args` does both and returns
+the `Settings` a run uses. Every problem is a `ConfigError` whose message names the
+file (or flag) and the key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from lint_rules.formats import FORMATS
+from lint_rules.settings import ALL_CODES, DEFAULT_SOURCE_METHODS, Settings
+
+TABLE = "seqlen-guard"
+KEYS = ("select", "ignore", "exclude", "per-file-ignores", "source-methods", "unsafe-fixes")
+
+PerFileIgnores = tuple[tuple[str, tuple[str, ...]], ...]
+T = TypeVar("T")
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message names the file or flag and the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigValues:
+    """What one source (the file or the command line) sets; None where it says nothing."""
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    per_file_ignores: PerFileIgnores | None = None
+    source_methods: tuple[str, ...] | None = None
+    """Extra method names, on top of `DEFAULT_SOURCE_METHODS`."""
+    unsafe_fixes: bool | None = None
+
+    def over(self, base: ConfigValues) -> ConfigValues:
+        """These values, falling back to `base` for each key left unset here."""
+        given = {
+            field.name: getattr(self, field.name)
+            for field in dataclasses.fields(self)
+            if getattr(self, field.name) is not None
+        }
+        return dataclasses.replace(base, **given)
+
+    def to_settings(self) -> Settings:
+        defaults = Settings()
+        return Settings(
+            select=_or_default(self.select, defaults.select),
+            ignore=_or_default(self.ignore, defaults.ignore),
+            exclude=_or_default(self.exclude, defaults.exclude),
+            per_file_ignores=_or_default(self.per_file_ignores, defaults.per_file_ignores),
+            source_methods=tuple(dict.fromkeys((*DEFAULT_SOURCE_METHODS, *(self.source_methods or ())))),
+            unsafe_fixes=_or_default(self.unsafe_fixes, defaults.unsafe_fixes),
+        )
+
+
+def _or_default(value: T | None, default: T) -> T:
+    return default if value is None else value
+
+
+# ------------------------------------------------------------------------ pyproject.toml
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest pyproject.toml at or above `start` that has a `[tool.seqlen-guard]` table.
+
+    A pyproject.toml without the table is passed over, as ruff does, so a sub-project's
+    own pyproject.toml does not hide the repository's configuration.
+    """
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and TABLE in _tool_tables(candidate):
+            return candidate
+    return None
+
+
+def load_config(path: Path) -> ConfigValues:
+    """The values of `[tool.seqlen-guard]` in `path`; all unset when it has no such table."""
+    table = _tool_tables(path).get(TABLE, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{TABLE}] must be a table, got {_type_name(table)}")
+    return parse_table(table, origin=f"{path}: [tool.{TABLE}]")
+
+
+def _tool_tables(path: Path) -> dict[str, object]:
+    try:
+        with path.open("rb") as handle:
+            document = tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    tool = document.get("tool", {})
+    return tool if isinstance(tool, dict) else {}
+
+
+def parse_table(table: Mapping[str, object], origin: str) -> ConfigValues:
+    """Check and convert one `[tool.seqlen-guard]` table; `origin` starts every error message."""
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{origin}: unknown key {unknown[0]!r} (known keys: {', '.join(KEYS)})")
+
+    def read(key: str, parse: Callable[[object, str], T]) -> T | None:
+        return parse(table[key], f"{origin} {key}") if key in table else None
+
+    return ConfigValues(
+        select=read("select", _codes),
+        ignore=read("ignore", _codes),
+        exclude=read("exclude", _strings),
+        per_file_ignores=read("per-file-ignores", _per_file_ignores),
+        source_methods=read("source-methods", _methods),
+        unsafe_fixes=read("unsafe-fixes", _boolean),
+    )
+
+
+def _strings(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {_type_name(value)}")
+    return tuple(value)
+
+
+def _codes(value: object, where: str) -> tuple[str, ...]:
+    return check_codes(_strings(value, where), where)
+
+
+def _methods(value: object, where: str) -> tuple[str, ...]:
+    return check_methods(_strings(value, where), where)
+
+
+def _per_file_ignores(value: object, where: str) -> PerFileIgnores:
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: expected a table of "glob" = [codes], got {_type_name(value)}')
+    return tuple((glob, _codes(codes, f"{where} {glob!r}")) for glob, codes in value.items())
+
+
+def _boolean(value: object, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {_type_name(value)}")
+    return value
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, list):
+        return "a list holding a non-string"
+    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a number", dict: "a table"}
+    return names.get(type(value), type(value).__name__)
+
+
+def check_codes(codes: Sequence[str], where: str) -> tuple[str, ...]:
+    """`codes`, each of which must be a known code or a prefix of one (`SLG`, `SLG00`)."""
+    for code in codes:
+        if not code or not any(known.startswith(code) for known in ALL_CODES):
+            raise ConfigError(f"{where}: unknown rule code {code!r} (known: {', '.join(ALL_CODES)})")
+    return tuple(codes)
+
+
+def check_methods(methods: Sequence[str], where: str) -> tuple[str, ...]:
+    for method in methods:
+        if not method.isidentifier():
+            raise ConfigError(f"{where}: {method!r} is not a method name")
+    return tuple(methods)
+
+
+# -------------------------------------------------------------------------- command line
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags the checker and the fixer share; read them back with `settings_from_args`."""
+    rules = parser.add_argument_group("rules and configuration")
+    rules.add_argument(
+        "--select",
+        metavar="CODES",
+        type=_comma_separated,
+        help="comma-separated codes or prefixes to report (default: all); replaces the configured list",
+    )
+    rules.add_argument(
+        "--ignore",
+        metavar="CODES",
+        type=_comma_separated,
+        help="comma-separated codes or prefixes not to report; replaces the configured list",
+    )
+    rules.add_argument(
+        "--exclude",
+        metavar="GLOBS",
+        type=_comma_separated,
+        action="extend",
+        help="comma-separated globs of paths to skip, files named explicitly included; "
+        "repeatable; replaces the configured list",
+    )
+    rules.add_argument(
+        "--per-file-ignores",
+        metavar="GLOB:CODES",
+        type=_per_file_ignore_flag,
+        action="extend",
+        help="codes not to report in files matching GLOB, e.g. 'tests/*:SLG003,SLG004'; "
+        "repeatable; replaces the configured table",
+    )
+    rules.add_argument(
+        "--source-methods",
+        metavar="NAMES",
+        type=_comma_separated,
+        action="extend",
+        help="extra comma-separated method names whose result is treated like get_seq_length()'s",
+    )
+    rules.add_argument(
+        "--unsafe-fixes",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also apply fixes that change behaviour (inside compiled regions)",
+    )
+    rules.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the pyproject.toml to read (default: the nearest one with [tool.seqlen-guard])",
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=FORMATS, default="text", help="how findings are printed (default: text)")
+    output.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    output.add_argument(
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=1,
+        help="worker processes, or 'auto' for one per CPU (default: 1)",
+    )
+
+
+def _comma_separated(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _per_file_ignore_flag(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """`GLOB:CODES`, several separated by spaces as flake8 allows: 'a.py:SLG001 b/*:SLG002'."""
+    pairs = []
+    for entry in text.split():
+        glob, colon, codes = entry.rpartition(":")
+        if not colon or not glob or not codes:
+            raise argparse.ArgumentTypeError(f"expected GLOB:CODES, got {entry!r}")
+        pairs.append((glob, tuple(_comma_separated(codes))))
+    return pairs
+
+
+def _jobs(text: str) -> int:
+    if text == "auto":
+        return os.cpu_count() or 1
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {text!r}")
+    return int(text)
+
+
+def values_from_args(args: argparse.Namespace) -> ConfigValues:
+    """What the command line sets, checked like the file's values."""
+
+    def given(name: str) -> tuple[str, ...] | None:
+        value = getattr(args, name, None)
+        return None if value is None else tuple(value)
+
+    select, ignore, methods = given("select"), given("ignore"), given("source_methods")
+    per_file: list[tuple[str, tuple[str, ...]]] | None = getattr(args, "per_file_ignores", None)
+    return ConfigValues(
+        select=None if select is None else check_codes(select, "--select"),
+        ignore=None if ignore is None else check_codes(ignore, "--ignore"),
+        exclude=given("exclude"),
+        per_file_ignores=None if per_file is None else _checked_flag_pairs(per_file),
+        source_methods=None if methods is None else check_methods(methods, "--source-methods"),
+        unsafe_fixes=getattr(args, "unsafe_fixes", None),
+    )
+
+
+def _checked_flag_pairs(pairs: Sequence[tuple[str, tuple[str, ...]]]) -> PerFileIgnores:
+    return tuple((glob, check_codes(codes, f"--per-file-ignores {glob!r}")) for glob, codes in pairs)
+
+
+def file_values(config: str | None, cwd: Path | None = None) -> ConfigValues:
+    """The values of `--config PATH`, else of the nearest configured pyproject.toml, else none."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise ConfigError(f"{config}: --config file not found")
+        return load_config(path)
+    found = find_config(cwd or Path.cwd())
+    return ConfigValues() if found is None else load_config(found)
+
+
+def settings_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Settings:
+    """The run's settings: command-line flags over the configuration file over the defaults."""
+    return values_from_args(args).over(file_values(getattr(args, "config", None), cwd)).to_settings()
