@@ -44,17 +44,38 @@ class Origin:
     flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
     """Targets of its own statement that the value (or a result computed from it) is bound to."""
     used_in_own_statement: bool = False
+    returned: bool = False
+    """The value leaves the function: a guard would change what every caller gets."""
     _plan: FixPlan | None = None
 
     @property
     def line(self) -> int:
         return self.call.lineno
 
+    def unsafe_because(self) -> str:
+        if self.scope.compiled_region:
+            return (
+                f"the guard would add a graph break and a device sync inside a compiled region "
+                f"({self.scope.compiled_region}); keep the arithmetic on tensors or gate it with "
+                "torch.compiler.is_compiling()"
+            )
+        if self.returned:
+            return (
+                "the value is returned: a guard here would change what every caller gets, including callers "
+                "inside compiled regions; guard it where a caller needs an int"
+            )
+        return ""
+
     def fix_plan(self, source: SourceText) -> FixPlan:
         if self._plan is None:
             result_targets = [] if self.used_in_own_statement else self.flowed_into
             self._plan = plan_fix(
-                self.call, self.statement, self.scope.body_owner, source, self.scope.compiled_region, result_targets
+                self.call,
+                self.statement,
+                self.scope.body_owner,
+                source,
+                self.unsafe_because(),
+                result_targets,
             )
         return self._plan
 
@@ -229,6 +250,8 @@ class FunctionWalker:
         if node.value is None:
             return
         taint = self.value(node.value, state)
+        for origin in taint:
+            origin.returned = True
         if taint and self.scope.returns_int and not self.scope.is_source_definition:
             self.report(node.value, "SLG005", "returned from a function annotated `-> int`", taint)
 

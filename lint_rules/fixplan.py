@@ -7,6 +7,7 @@ same fix availability and safety.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator
 
 from lint_rules.expressions import dotted_name
@@ -56,7 +57,7 @@ def plan_fix(
     statement: ast.stmt,
     owner: ast.AST,
     source: SourceText,
-    compiled_region: str,
+    unsafe_because: str,
     result_targets: list[ast.expr],
 ) -> FixPlan:
     """Guard the call's binding; else hoist the call; else guard what its statement computes from it.
@@ -72,12 +73,8 @@ def plan_fix(
         plan = hoist_plan(call, statement, parents, owner, source)
         if plan.kind is FixKind.NONE and result_targets and isinstance(statement, SIMPLE_BINDINGS):
             plan = guard_plan(call, statement, result_targets, source)
-    if plan.kind is not FixKind.NONE and compiled_region:
-        return FixPlan(
-            plan.kind, FixSafety.UNSAFE, plan.statement, plan.call, plan.targets, plan.hoisted_name,
-            f"the guard would add a graph break and a device sync inside a compiled region ({compiled_region}); "
-            "keep the arithmetic on tensors or gate it with torch.compiler.is_compiling()",
-        )
+    if plan.kind is not FixKind.NONE and unsafe_because:
+        return dataclasses.replace(plan, safety=FixSafety.UNSAFE, reason=unsafe_because)
     return plan
 
 

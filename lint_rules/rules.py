@@ -44,7 +44,9 @@ FIX_SAFETY_COMMON = (
     "loop, scripts, serving code) this is a safe fix: one host sync per call, the int contract restored. "
     "Inside a compiled region (a `forward` method, a function under `torch.compile` or `torch.jit`) the guard "
     "adds a graph break and a device sync, so the fix is unsafe there and only applied with `--unsafe-fixes`; "
-    "keep the arithmetic on tensors or gate it with `torch.compiler.is_compiling()` instead."
+    "keep the arithmetic on tensors or gate it with `torch.compiler.is_compiling()` instead. A value that is "
+    "returned from its function is unsafe to guard there too: every caller, compiled ones included, would get "
+    "the synced int (transformers' `Cache.get_query_offset` is called from inside model forwards)."
 )
 
 

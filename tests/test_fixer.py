@@ -63,18 +63,18 @@ class TestBindingForms(CodemodTest):
         before = """
             import torch
 
-            def prefill(cache, input_ids) -> int:
+            def prefill(cache, input_ids):
                 n: int = cache.get_seq_length()
-                return n
+                return input_ids[:, n:]
         """
         after = """
             import torch
 
-            def prefill(cache, input_ids) -> int:
+            def prefill(cache, input_ids):
                 n: int = cache.get_seq_length()
                 if isinstance(n, torch.Tensor):
                     n = int(n.item())
-                return n
+                return input_ids[:, n:]
         """
         self.assertCodemod(before, after)
 
@@ -563,6 +563,35 @@ class TestImports(CodemodTest):
                 return input_ids[:, n:]
         """
         self.assertCodemod(before, after)
+
+
+class TestReturnedValues(CodemodTest):
+    TRANSFORM = InsertIntGuards
+
+    BEFORE = """
+        import torch
+
+        class Cache:
+            def get_query_offset(self, layer_idx: int = 0) -> int:
+                return self.get_seq_length(layer_idx=layer_idx)
+    """
+
+    def test_guarding_a_returned_value_is_unsafe(self) -> None:
+        """Callers of an accessor may run compiled: changing what it returns is not behaviour-neutral."""
+        self.assertCodemod(self.BEFORE, self.BEFORE, expected_skip=True)
+
+    def test_applied_when_asked(self) -> None:
+        after = """
+            import torch
+
+            class Cache:
+                def get_query_offset(self, layer_idx: int = 0) -> int:
+                    seq_length = self.get_seq_length(layer_idx=layer_idx)
+                    if isinstance(seq_length, torch.Tensor):
+                        seq_length = int(seq_length.item())
+                    return seq_length
+        """
+        self.assertCodemod(self.BEFORE, after, unsafe_fixes=True)
 
 
 class TestCompiledRegions(CodemodTest):

@@ -1,0 +1,344 @@
+"""Standalone scenario runner for the runtime tests (run in a subprocess).
+
+Runs generation scenarios with a tiny random model against whichever
+``transformers`` package comes first on ``sys.path`` (``--path`` entries are
+inserted in front, so a copied / rewritten package shadows the venv's), once
+with ``model.forward = torch.compile(model.forward, backend="inductor")`` and
+once eagerly, and prints (or writes) a JSON document:
+
+    {"transformers_version": ..., "transformers_file": ..., "torch_version": ...,
+     "scenarios": {NAME: {"compiled": RUN, "eager": RUN}}}
+
+    RUN = {"calls": [CALL, ...],        # one per generate() call
+           "counters": {...},           # torch._dynamo.utils.counters (compiled only)
+           "error": null | "Type: msg"}
+    CALL = {"next_sequence_length": [REC, ...],  # one per prepare_inputs_for_generation call
+            "tokens": [[...], ...],               # generated token ids (new tokens only)
+            "min_margin": float}                  # smallest top1-top2 logit gap of greedy steps
+
+    REC = {"type": "int" | "NoneType" | "Tensor" | ..., "passed": bool,
+           "value": int | null, "shape": [...] | null}
+
+``passed`` is False when ``prepare_inputs_for_generation`` was called without a
+``next_sequence_length`` keyword (chunked prefill does that); the value that
+reaches the function is then its default, ``None``.
+
+Usage::
+
+    python tests/runtime/scenarios.py --model gpt2 --scenario report \
+        --scenario inputs_embeds [--path DIR ...] [--out FILE] [--modes compiled,eager]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+import json
+import os
+import sys
+import time
+import traceback
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="seqlen-guard runtime scenarios")
+    parser.add_argument("--model", choices=("gpt2", "llama"), required=True)
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        required=True,
+        choices=("report", "chunked_prefill", "continue_cache", "inputs_embeds"),
+    )
+    parser.add_argument(
+        "--path", action="append", default=[], help="directory to put in front of sys.path (repeatable)"
+    )
+    parser.add_argument("--modes", default="compiled,eager")
+    parser.add_argument("--out", default=None, help="write JSON here instead of stdout")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    ARGS = _parse_args(None)
+    # Must happen before torch / transformers are imported.
+    for _p in reversed(ARGS.path):
+        sys.path.insert(0, os.path.abspath(_p))
+
+import torch  # noqa: E402
+import torch._dynamo  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
+
+import transformers  # noqa: E402
+from transformers import StaticCache  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+
+SEED = 0
+MAX_NEW_TOKENS = 4
+PROMPT_LEN = 8
+VOCAB = 128
+
+
+# --------------------------------------------------------------------------- models
+
+
+def make_model(kind: str):
+    torch.manual_seed(SEED)
+    if kind == "gpt2":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        config = GPT2Config(
+            vocab_size=VOCAB,
+            n_positions=128,
+            n_embd=64,
+            n_layer=2,
+            n_head=4,
+            bos_token_id=1,
+            eos_token_id=2,
+            pad_token_id=0,
+            # wide logit spread: keeps greedy argmax far from ties, so that
+            # compiled-vs-eager rounding differences cannot flip a token
+            initializer_range=0.2,
+        )
+        model = GPT2LMHeadModel(config)
+    else:
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        config = LlamaConfig(
+            vocab_size=VOCAB,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=128,
+            bos_token_id=1,
+            eos_token_id=2,
+            pad_token_id=0,
+            initializer_range=0.2,
+        )
+        model = LlamaForCausalLM(config)
+    model.eval()
+    gc = model.generation_config
+    gc.do_sample = False
+    # never stop early: every call generates exactly MAX_NEW_TOKENS tokens
+    gc.eos_token_id = None
+    gc.pad_token_id = 0
+    return model
+
+
+def prompts(n: int, length: int = PROMPT_LEN, batch: int = 1) -> list[torch.Tensor]:
+    g = torch.Generator().manual_seed(SEED + 1)
+    # ids >= 3 keep clear of the pad / bos / eos ids
+    return [torch.randint(3, VOCAB, (batch, length), generator=g) for _ in range(n)]
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def _describe(value, passed: bool) -> dict:
+    rec = {"type": type(value).__name__, "passed": passed, "value": None, "shape": None}
+    if isinstance(value, torch.Tensor):
+        rec["shape"] = list(value.shape)
+        if value.numel() == 1:
+            rec["value"] = int(value.reshape(()).item())
+    elif isinstance(value, int):
+        rec["value"] = value
+    return rec
+
+
+class Recorder:
+    """Wraps ``model.prepare_inputs_for_generation`` to record ``next_sequence_length``."""
+
+    def __init__(self, model):
+        self.records: list[dict] = []
+        original = model.prepare_inputs_for_generation
+
+        # functools.wraps keeps the signature visible (generate() inspects it, e.g. for
+        # `inputs_embeds` support)
+        @functools.wraps(original)
+        def prepare_inputs_for_generation(*args, **kwargs):
+            passed = "next_sequence_length" in kwargs
+            # described before the call: the value is the live cache tensor and would
+            # change after the next forward
+            self.records.append(_describe(kwargs.get("next_sequence_length"), passed))
+            return original(*args, **kwargs)
+
+        model.prepare_inputs_for_generation = prepare_inputs_for_generation
+
+    def take(self) -> list[dict]:
+        out, self.records = self.records, []
+        return out
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def cache_kwarg(model) -> str:
+    """``generate()`` takes the cache as ``cache=`` from 5.2x on (``past_key_values=`` deprecated)."""
+    params = inspect.signature(model.prepare_inputs_for_generation).parameters
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def output_cache(out):
+    return getattr(out, "cache", None) if hasattr(out, "cache") else out.past_key_values
+
+
+def generate(model, recorder: Recorder, new_token_offset: int | None = None, **kwargs) -> dict:
+    kwargs.setdefault("max_new_tokens", MAX_NEW_TOKENS)
+    kwargs.setdefault("min_new_tokens", MAX_NEW_TOKENS)
+    out = model.generate(**kwargs, return_dict_in_generate=True, output_scores=True)
+    seqs = out.sequences
+    if new_token_offset is not None:
+        seqs = seqs[:, new_token_offset:]
+    margins = []
+    for step_scores in out.scores:
+        top2 = step_scores.float().topk(2, dim=-1).values
+        margins.append(float((top2[:, 0] - top2[:, 1]).min()))
+    call = {
+        "next_sequence_length": recorder.take(),
+        "tokens": seqs.tolist(),
+        "min_margin": min(margins) if margins else None,
+    }
+    return call, out
+
+
+def new_tokens_offset(input_ids: torch.Tensor) -> int:
+    return input_ids.shape[1]
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def scenario_report(model, recorder):
+    """The report: static cache set on the generation config, compiled forward, three
+    generate() calls with no dynamo reset in between (the cache is reused and reset)."""
+    model.generation_config.cache_implementation = "static"
+    calls = []
+    for ids in prompts(3):
+        call, _ = generate(
+            model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids)
+        )
+        calls.append(call)
+    return calls
+
+
+def scenario_chunked_prefill(model, recorder):
+    """Chunked prefill (prefill_chunk_size) with a static cache, twice."""
+    model.generation_config.cache_implementation = "static"
+    calls = []
+    for ids in prompts(2, length=12):
+        call, _ = generate(
+            model,
+            recorder,
+            new_tokens_offset(ids),
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            prefill_chunk_size=4,
+        )
+        calls.append(call)
+    return calls
+
+
+def scenario_continue_cache(model, recorder):
+    """Generate with a user StaticCache, append tokens, generate again from the returned cache."""
+    (ids,) = prompts(1)
+    cache = StaticCache(config=model.config, max_cache_len=64)
+    key = cache_kwarg(model)
+    first, out = generate(
+        model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids), **{key: cache}
+    )
+    returned = output_cache(out)
+    assert returned is cache, "generate() did not return the passed cache"
+    extra = torch.tensor([[5, 6, 7]], dtype=ids.dtype)
+    ids2 = torch.cat([out.sequences, extra], dim=-1)
+    second, _ = generate(
+        model,
+        recorder,
+        new_tokens_offset(ids2),
+        input_ids=ids2,
+        attention_mask=torch.ones_like(ids2),
+        **{key: returned},
+    )
+    return [first, second]
+
+
+def scenario_inputs_embeds(model, recorder):
+    """Prompts passed as inputs_embeds, static cache on the generation config, twice."""
+    model.generation_config.cache_implementation = "static"
+    calls = []
+    embed = model.get_input_embeddings()
+    for ids in prompts(2):
+        with torch.no_grad():
+            emb = embed(ids)
+        # with inputs_embeds, generate() returns only the new tokens
+        call, _ = generate(model, recorder, None, inputs_embeds=emb, attention_mask=torch.ones_like(ids))
+        calls.append(call)
+    return calls
+
+
+SCENARIOS = {
+    "report": scenario_report,
+    "chunked_prefill": scenario_chunked_prefill,
+    "continue_cache": scenario_continue_cache,
+    "inputs_embeds": scenario_inputs_embeds,
+}
+
+
+def _counters_snapshot() -> dict:
+    snap = {k: {str(kk): vv for kk, vv in v.items()} for k, v in counters.items()}
+    # why each recompile happened (guard failures), keyed by the compiled code's name
+    failures = getattr(torch._dynamo.utils, "guard_failures", {})
+    snap["guard_failures"] = {
+        f"{code.co_name}@{os.path.basename(code.co_filename)}": [str(r) for r in reasons]
+        for code, reasons in failures.items()
+    }
+    return snap
+
+
+def run(model_kind: str, name: str, mode: str) -> dict:
+    torch._dynamo.reset()  # between scenarios only, never between generate() calls
+    counters.clear()
+    model = make_model(model_kind)
+    if mode == "compiled":
+        model.forward = torch.compile(model.forward, backend="inductor")
+    else:
+        model.generation_config.disable_compile = True
+    recorder = Recorder(model)
+    result = {"calls": [], "counters": {}, "error": None, "seconds": None}
+    start = time.perf_counter()
+    try:
+        with torch.no_grad():
+            result["calls"] = SCENARIOS[name](model, recorder)
+    except Exception as exc:  # reported, the test decides
+        result["error"] = f"{type(exc).__name__}: {exc}"
+        result["traceback"] = traceback.format_exc()
+        result["partial_records"] = recorder.take()
+    result["seconds"] = round(time.perf_counter() - start, 2)
+    if mode == "compiled":
+        result["counters"] = _counters_snapshot()
+    return result
+
+
+def main() -> int:
+    doc = {
+        "transformers_version": transformers.__version__,
+        "transformers_file": transformers.__file__,
+        "torch_version": torch.__version__,
+        "model": ARGS.model,
+        "scenarios": {},
+    }
+    modes = [m for m in ARGS.modes.split(",") if m]
+    for name in ARGS.scenario:
+        doc["scenarios"][name] = {mode: run(ARGS.model, name, mode) for mode in modes}
+    text = json.dumps(doc, indent=1)
+    if ARGS.out:
+        with open(ARGS.out, "w") as fh:
+            fh.write(text)
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
