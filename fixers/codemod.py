@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
+import io
+import tokenize
 from collections.abc import Sequence
 
 import libcst as cst
@@ -22,8 +25,8 @@ from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
 from libcst.metadata import CodeRange, PositionProvider
 
 from fixers.verify import rewrite_problem
-from lint_rules.checking import check_text
-from lint_rules.findings import Finding, FixKind, FixPlan, FixSafety
+from lint_rules.checking import check_text, check_tree
+from lint_rules.findings import Finding, FixKind, FixPlan, FixSafety, Span
 from lint_rules.settings import Settings
 
 Position = tuple[int, int]
@@ -43,42 +46,118 @@ def is_applicable(plan: FixPlan, unsafe_fixes: bool) -> bool:
     return plan.safety is FixSafety.SAFE or (plan.safety is FixSafety.UNSAFE and unsafe_fixes)
 
 
-def carry_out(module: cst.Module, plans: Sequence[FixPlan], path: str, settings: Settings) -> cst.Module:
-    """The module with the plans carried out, checked by the safety net and re-analyzed.
+def carry_out(
+    text: str, plans: Sequence[FixPlan], path: str, settings: Settings, tree: ast.Module | None = None
+) -> str:
+    """`text` with the plans carried out, checked by the safety net and re-analyzed.
 
     Raises FixError, and nothing must be written, when the result does not parse, changes more than
     the inserted lines, or would still have something to fix (a second run would change more).
     """
-    text = module.code
-    updated = apply_plans(module, plans, text)
-    new_text = updated.code
-    problem = rewrite_problem(text, new_text, plans)
-    if problem:
-        raise FixError(problem)
-    again = check_text(path, new_text, settings)
+    old_tree = tree or ast.parse(text)
+    new_text = apply_plans(text, plans, old_tree)
+    try:
+        new_tree = ast.parse(new_text)
+    except SyntaxError as error:
+        raise FixError(f"the rewrite does not parse (line {error.lineno}: {error.msg})") from error
+    again = check_tree(path, new_text, new_tree, settings)
     if again.error or applicable_plans(again.findings, settings.unsafe_fixes):
         raise FixError("the fix did not converge (a second run would change more)")
-    return updated
+    problem = rewrite_problem(text, new_text, old_tree, new_tree, plans)  # consumes both trees
+    if problem:
+        raise FixError(problem)
+    return new_text
 
 
-def apply_plans(module: cst.Module, plans: Sequence[FixPlan], source_text: str) -> cst.Module:
-    """The module with every plan carried out; raises FixError if one cannot be placed."""
-    torch_name = bound_torch_name(source_text)
-    inserter = GuardInserter(plans, torch_name or "torch", module)
-    updated = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(inserter)
+def apply_plans(text: str, plans: Sequence[FixPlan], tree: ast.Module) -> str:
+    """`text` with every plan carried out; raises FixError if one cannot be placed.
+
+    LibCST parses only the `def` or `class` around each fix (the whole module for a fix at module
+    level): its cost then follows the code being fixed, not the size of the file.
+    """
+    torch_name = bound_torch_name(tree)
+    unit = indent_unit(text)
+    lines = text.splitlines(keepends=True)
+    for (first, last), group in reversed(segments(plans, len(lines))):
+        segment = "".join(lines[first - 1 : last])
+        rewritten = rewrite_segment(segment, first, group, torch_name or "torch", unit)
+        lines[first - 1 : last] = rewritten.splitlines(keepends=True)
+    new_text = "".join(lines)
+    return new_text if torch_name else with_torch_import(new_text, torch_import_line(tree))
+
+
+def segments(plans: Sequence[FixPlan], line_count: int) -> list[tuple[tuple[int, int], list[FixPlan]]]:
+    """The line ranges to rewrite, merged where one definition holds another, with their plans."""
+    ranges = sorted(
+        ((plan.scope_lines if plan.scope_lines != (0, 0) else (1, line_count), plan) for plan in plans),
+        key=lambda item: item[0],
+    )
+    merged: list[tuple[tuple[int, int], list[FixPlan]]] = []
+    for (first, last), plan in ranges:
+        if merged and first <= merged[-1][0][1]:
+            (merged_first, merged_last), group = merged[-1]
+            merged[-1] = ((merged_first, max(merged_last, last)), [*group, plan])
+        else:
+            merged.append(((first, last), [plan]))
+    return merged
+
+
+def rewrite_segment(segment: str, first_line: int, plans: Sequence[FixPlan], torch_name: str, unit: str) -> str:
+    """One definition's lines with its plans carried out.
+
+    An indented definition is parsed under an `if True:` header line (removed again), so that every
+    column stays where it is in the file.
+    """
+    indented = segment[:1] in (" ", "\t")
+    header = f"if True:{line_ending(segment)}" if indented else ""
+    shift = first_line - 1 - (1 if header else 0)
+    try:
+        module = cst.parse_module(header + segment)
+    except cst.ParserSyntaxError as error:
+        raise FixError(f"LibCST cannot parse the code around line {first_line} ({error.message})") from error
+    shifted = [shift_plan(plan, -shift) for plan in plans]
+    inserter = GuardInserter(shifted, torch_name, module, unit)
+    code = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(inserter).code
     missing = inserter.unplaced()
     if missing:
-        raise FixError(f"could not place the fix for the call on line {missing[0].call.line}")
-    return updated if torch_name else add_torch_import(updated)
+        raise FixError(f"could not place the fix for the call on line {missing[0].call.line + shift}")
+    if not code.startswith(header):
+        raise FixError(f"the code around line {first_line} could not be rewritten in place")
+    return code[len(header) :]
+
+
+def shift_plan(plan: FixPlan, lines: int) -> FixPlan:
+    def moved(span: Span) -> Span:
+        return Span(span.line + lines, span.col, span.end_line + lines, span.end_col)
+
+    return dataclasses.replace(plan, statement=moved(plan.statement), call=moved(plan.call))
+
+
+def line_ending(text: str) -> str:
+    first_line = text.splitlines(keepends=True)[0] if text else "\n"
+    stripped = first_line.rstrip("\r\n")
+    return first_line[len(stripped) :] or "\n"
+
+
+def indent_unit(text: str) -> str:
+    """The file's indentation step, from its first indented block ("    " if it has none)."""
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.INDENT:
+                return token.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return "    "
 
 
 class GuardInserter(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, plans: Sequence[FixPlan], torch_name: str, module: cst.Module) -> None:
+    def __init__(self, plans: Sequence[FixPlan], torch_name: str, module: cst.Module, unit: str) -> None:
         super().__init__()
         self.torch_name = torch_name
         self.module = module
+        self.unit = unit
         self.guards_after: dict[Position, list[str]] = {}
         self.hoists_before: dict[Position, list[FixPlan]] = {}
         self.hoists_by_call: dict[tuple[int, int, int, int], FixPlan] = {}
@@ -151,22 +230,21 @@ class GuardInserter(cst.CSTTransformer):
         return [self.guard(target) for target in targets]
 
     def guard(self, target: str) -> cst.BaseStatement:
-        return guard_statement(target, self.torch_name, self.module)
+        return guard_statement(target, self.torch_name, self.module, self.unit)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         return self.get_metadata(PositionProvider, node)
 
 
-def guard_statement(target: str, torch_name: str, module: cst.Module) -> cst.BaseStatement:
-    """`if isinstance(t, torch.Tensor): t = int(t.item())`, in the module's indentation and newlines."""
-    newline, indent = module.default_newline, module.default_indent
+def guard_statement(target: str, torch_name: str, module: cst.Module, indent: str) -> cst.BaseStatement:
+    """`if isinstance(t, torch.Tensor): t = int(t.item())`, in the file's indentation and newlines."""
+    newline = module.default_newline
     code = f"if isinstance({target}, {torch_name}.Tensor):{newline}{indent}{target} = int({target}.item()){newline}"
     return cst.parse_statement(code, config=module.config_for_parsing)
 
 
-def bound_torch_name(source_text: str) -> str:
+def bound_torch_name(tree: ast.Module) -> str:
     """The module-level name bound to torch (`import torch`, `import torch as th`), "" if none."""
-    tree = ast.parse(source_text)
     for statement in runtime_top_level(tree.body):
         if isinstance(statement, ast.Import):
             for alias in statement.names:
@@ -191,34 +269,32 @@ def runtime_top_level(body: Sequence[ast.stmt]) -> list[ast.stmt]:
     return found
 
 
-def add_torch_import(module: cst.Module) -> cst.Module:
-    """`import torch` after the docstring and `from __future__` imports."""
+def is_future_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def torch_import_line(tree: ast.Module) -> int:
+    """The line `import torch` goes before: after the docstring and `from __future__` imports.
+
+    Computed on the original tree; the fixes only touch lines after it.
+    """
+    body = tree.body
     index = 0
-    body = list(module.body)
-    while index < len(body) and (is_docstring(body[index], index) or is_future_import(body[index])):
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        index = 1
+    while index < len(body) and is_future_import(body[index]):
         index += 1
-    statement = cst.parse_statement(f"import torch{module.default_newline}", config=module.config_for_parsing)
-    if index < len(body) and index == 0:
-        statement = statement.with_changes(leading_lines=body[0].leading_lines)
-        body[0] = body[0].with_changes(leading_lines=[])
-    return module.with_changes(body=[*body[:index], statement, *body[index:]])
+    if index:
+        return (body[index - 1].end_lineno or 1) + 1
+    first = body[0]
+    decorators: list[ast.expr] = getattr(first, "decorator_list", [])
+    return min([first.lineno, *(decorator.lineno for decorator in decorators)])
 
 
-def is_docstring(statement: cst.BaseStatement, index: int) -> bool:
-    return (
-        index == 0
-        and isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-def is_future_import(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and any(isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__" for small in statement.body)
-    )
+def with_torch_import(text: str, before_line: int) -> str:
+    lines = text.splitlines(keepends=True)
+    lines.insert(before_line - 1, f"import torch{line_ending(text)}")
+    return "".join(lines)
 
 
 class InsertIntGuards(CodemodCommand):
@@ -246,6 +322,6 @@ class InsertIntGuards(CodemodCommand):
         if not plans:
             raise SkipFile("nothing to fix")
         try:
-            return carry_out(tree, plans, self.context.filename or "<module>", self.settings)
+            return cst.parse_module(carry_out(text, plans, self.context.filename or "<module>", self.settings))
         except FixError as error:
             raise SkipFile(str(error)) from error

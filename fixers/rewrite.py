@@ -21,12 +21,10 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-import libcst as cst
-
 from fixers.codemod import FixError, applicable_plans, carry_out
-from lint_rules.checking import check_source, check_text
+from lint_rules.checking import check_text, parse_and_check
 from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
-from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source
+from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source
 from lint_rules.findings import Finding, FixPlan, FixSafety
 from lint_rules.formats import render
 from lint_rules.settings import Settings
@@ -113,13 +111,15 @@ def fix_item(item: str | ReadError, settings: Settings, mode: str) -> FileOutcom
 
 
 def fix_source(source: SourceFile, settings: Settings, mode: str) -> FileOutcome:
-    checked = check_source(source, settings)
+    if not may_contain_source(source.raw, settings.source_methods):
+        return FileOutcome(source.path)
+    checked, tree = parse_and_check(source.path, source.text, settings)
     outcome = FileOutcome(source.path, checked.findings, error=checked.error, origin_lines=origin_lines(source, checked.findings))
     plans = applicable_plans(checked.findings, settings.unsafe_fixes)
     if checked.error or not plans:
         return outcome
     try:
-        new_text = rewritten_text(source.path, source.text, plans, settings)
+        new_text = carry_out(source.text, plans, source.path, settings, tree)
     except FixError as error:
         return dataclasses.replace(outcome, error=f"{error}; file left untouched")
     diff = unified_diff(source, new_text) if mode == DIFF else ""
@@ -137,16 +137,7 @@ def fix_text(path: str, text: str, settings: Settings) -> str:
     if checked.error:
         raise FixError(checked.error)
     plans = applicable_plans(checked.findings, settings.unsafe_fixes)
-    return rewritten_text(path, text, plans, settings) if plans else text
-
-
-def rewritten_text(path: str, text: str, plans: Sequence[FixPlan], settings: Settings) -> str:
-    """The fixed text, verified and re-analyzed; raises FixError if it must not be written."""
-    try:
-        module = cst.parse_module(text)
-    except cst.ParserSyntaxError as error:
-        raise FixError(f"LibCST cannot parse the file ({error.message})") from error
-    return carry_out(module, plans, path, settings).code
+    return carry_out(text, plans, path, settings) if plans else text
 
 
 def origin_lines(source: SourceFile, findings: Iterable[Finding]) -> tuple[tuple[int, str], ...]:

@@ -16,28 +16,33 @@ from collections.abc import Sequence
 from lint_rules.findings import FixKind, FixPlan
 
 
-def rewrite_problem(old_text: str, new_text: str, plans: Sequence[FixPlan]) -> str:
-    """Why the rewrite must not be written ("" when it is sound)."""
-    try:
-        new_tree = ast.parse(new_text)
-    except SyntaxError as error:
-        return f"the rewrite does not parse (line {error.lineno}: {error.msg})"
-    old_tree = ast.parse(old_text)
-    hoisted = {plan.hoisted_name for plan in plans if plan.kind is FixKind.HOIST}
-    guarded = {target for plan in plans for target in plan.targets} | hoisted
-    if ast.dump(strip_insertions(old_tree, guarded, hoisted)) != ast.dump(strip_insertions(new_tree, guarded, hoisted)):
-        return "the rewrite changes the code beyond the inserted guards"
+def rewrite_problem(
+    old_text: str, new_text: str, old_tree: ast.Module, new_tree: ast.Module, plans: Sequence[FixPlan]
+) -> str:
+    """Why the rewrite must not be written ("" when it is sound). Takes the trees apart while comparing them."""
     hoisted_lines = {
         line for plan in plans if plan.kind is FixKind.HOIST for line in range(plan.statement.line, plan.statement.end_line + 1)
     }
-    return changed_original_lines(old_text, new_text, hoisted_lines)
+    opcodes = line_opcodes(old_text, new_text)
+    problem = changed_original_lines(opcodes, hoisted_lines)
+    if problem:
+        return problem
+    hoisted = {plan.hoisted_name for plan in plans if plan.kind is FixKind.HOIST}
+    guarded = {target for plan in plans for target in plan.targets} | hoisted
+    touched = {line + 1 for operation, _, _, start, end in opcodes if operation != "equal" for line in range(start, end)}
+    if not same_code(old_tree, new_tree, touched, guarded, hoisted):
+        return "the rewrite changes the code beyond the inserted guards"
+    return ""
 
 
-def changed_original_lines(old_text: str, new_text: str, allowed: set[int]) -> str:
+def line_opcodes(old_text: str, new_text: str) -> Sequence[tuple[str, int, int, int, int]]:
     old_lines = old_text.splitlines(keepends=True)
     new_lines = new_text.splitlines(keepends=True)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for operation, old_start, old_end, _, _ in matcher.get_opcodes():
+    return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+
+
+def changed_original_lines(opcodes: Sequence[tuple[str, int, int, int, int]], allowed: set[int]) -> str:
+    for operation, old_start, old_end, _, _ in opcodes:
         if operation in ("equal", "insert"):
             continue
         touched = set(range(old_start + 1, old_end + 1))
@@ -46,15 +51,32 @@ def changed_original_lines(old_text: str, new_text: str, allowed: set[int]) -> s
     return ""
 
 
-def strip_insertions(tree: ast.Module, guarded: set[str], hoisted: set[str]) -> ast.Module:
-    """The tree without guards on `guarded` names, hoisted assignments and a leading `import torch`."""
-    tree = StripInsertions(guarded, hoisted).visit(tree)
-    body = tree.body
+def same_code(old_tree: ast.Module, new_tree: ast.Module, touched: set[int], guarded: set[str], hoisted: set[str]) -> bool:
+    """The trees are equal once the insertions are taken out.
+
+    Original lines are known to be kept (`changed_original_lines`), so only the top-level statements
+    that hold a new line are compared in full; the others are compared by kind.
+    """
+    stripper = StripInsertions(guarded, hoisted)
+    old_body = stripper.strip_block(strip_torch_import(old_tree.body))
+    new_body = stripper.strip_block(strip_torch_import(new_tree.body))
+    if len(old_body) != len(new_body):
+        return False
+    for old, new in zip(old_body, new_body):
+        if type(old) is not type(new):
+            return False
+        if touched & set(range(new.lineno, (new.end_lineno or new.lineno) + 1)):
+            if ast.dump(stripper.visit(old)) != ast.dump(stripper.visit(new)):
+                return False
+    return True
+
+
+def strip_torch_import(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The module body without its first plain `import torch` (the one the fixer may add)."""
     for index, statement in enumerate(body):
         if is_plain_torch_import(statement):
-            del body[index]
-            break
-    return tree
+            return [*body[:index], *body[index + 1 :]]
+    return body
 
 
 class StripInsertions(ast.NodeTransformer):

@@ -38,12 +38,21 @@ def check_source(source: SourceFile, settings: Settings) -> CheckedFile:
 
 
 def check_text(path: str, text: str, settings: Settings) -> CheckedFile:
+    return parse_and_check(path, text, settings)[0]
+
+
+def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFile, ast.Module | None]:
+    """The result, and the tree for a caller that goes on working on the file (the fixer)."""
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as error:
-        return CheckedFile(path, error=f"syntax error on line {error.lineno}: {error.msg}")
+        return CheckedFile(path, error=f"syntax error on line {error.lineno}: {error.msg}"), None
     except (ValueError, RecursionError, MemoryError) as error:
-        return CheckedFile(path, error=f"cannot parse: {type(error).__name__}: {error}")
+        return CheckedFile(path, error=f"cannot parse: {type(error).__name__}: {error}"), None
+    return check_tree(path, text, tree, settings), tree
+
+
+def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
     findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
     enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
     reported, silenced = split_silenced(enabled, text)

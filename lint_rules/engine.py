@@ -41,6 +41,7 @@ class Origin:
     method: str
     statement: ast.stmt
     scope: "Scope"
+    source_methods: frozenset[str]
     flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
     """Targets of its own statement that the value (or a result computed from it) is bound to."""
     used_in_own_statement: bool = False
@@ -76,6 +77,7 @@ class Origin:
                 source,
                 self.unsafe_because(),
                 result_targets,
+                self.source_methods,
             )
         return self._plan
 
@@ -671,7 +673,7 @@ class ModuleFacts:
     def origin_for(self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope) -> Origin:
         origin = self.origins.get(id(call))
         if origin is None:
-            origin = self.origins[id(call)] = Origin(call, method, statement, scope)
+            origin = self.origins[id(call)] = Origin(call, method, statement, scope, self.source_methods)
         return origin
 
 

@@ -48,6 +48,9 @@ class FixPlan:
     hoisted_name: str = ""
     reason: str = ""
     """Why there is no automatic fix, or why it is unsafe."""
+    scope_lines: tuple[int, int] = (0, 0)
+    """First and last line of the enclosing `def` or `class` (decorators included); (0, 0) at module level.
+    The fixer rewrites only these lines."""
 
 
 @dataclasses.dataclass(frozen=True)

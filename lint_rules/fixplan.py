@@ -59,6 +59,7 @@ def plan_fix(
     source: SourceText,
     unsafe_because: str,
     result_targets: list[ast.expr],
+    source_methods: frozenset[str],
 ) -> FixPlan:
     """Guard the call's binding; else hoist the call; else guard what its statement computes from it.
 
@@ -70,12 +71,20 @@ def plan_fix(
     if targets is not None:
         plan = guard_plan(call, statement, targets, source)
     else:
-        plan = hoist_plan(call, statement, parents, owner, source)
+        plan = hoist_plan(call, statement, parents, owner, source, source_methods)
         if plan.kind is FixKind.NONE and result_targets and isinstance(statement, SIMPLE_BINDINGS):
             plan = guard_plan(call, statement, result_targets, source)
+    plan = dataclasses.replace(plan, scope_lines=scope_lines(owner))
     if plan.kind is not FixKind.NONE and unsafe_because:
         return dataclasses.replace(plan, safety=FixSafety.UNSAFE, reason=unsafe_because)
     return plan
+
+
+def scope_lines(owner: ast.AST) -> tuple[int, int]:
+    if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return (0, 0)
+    first = min([owner.lineno, *(decorator.lineno for decorator in owner.decorator_list)])
+    return (first, owner.end_lineno or owner.lineno)
 
 
 def parent_map(statement: ast.stmt) -> dict[int, ast.AST]:
@@ -123,11 +132,18 @@ def guard_plan(call: ast.Call, statement: ast.stmt, targets: list[ast.expr], sou
     return FixPlan(FixKind.GUARD_AFTER, FixSafety.SAFE, source.span(statement), source.span(call), targets=names)
 
 
-def hoist_plan(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], owner: ast.AST, source: SourceText) -> FixPlan:
-    reason = hoist_refusal(call, statement, parents, source)
+def hoist_plan(
+    call: ast.Call,
+    statement: ast.stmt,
+    parents: dict[int, ast.AST],
+    owner: ast.AST,
+    source: SourceText,
+    source_methods: frozenset[str],
+) -> FixPlan:
+    reason = hoist_refusal(call, statement, parents, source, source_methods)
     if reason:
         return no_fix(call, statement, source, reason)
-    name = fresh_name(call, owner, statement)
+    name = fresh_name(call, owner)
     return FixPlan(FixKind.HOIST, FixSafety.SAFE, source.span(statement), source.span(call), hoisted_name=name)
 
 
@@ -135,7 +151,9 @@ def no_fix(call: ast.Call, statement: ast.stmt, source: SourceText, reason: str)
     return FixPlan(FixKind.NONE, FixSafety.NONE, source.span(statement), source.span(call), reason=reason)
 
 
-def hoist_refusal(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], source: SourceText) -> str:
+def hoist_refusal(
+    call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], source: SourceText, source_methods: frozenset[str]
+) -> str:
     """Why moving the call in front of its statement could change what the code does ("" if it cannot)."""
     child: ast.AST = call
     parent = parents.get(id(call))
@@ -147,7 +165,7 @@ def hoist_refusal(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AS
     reason = statement_refusal(child, statement, source)
     if reason:
         return reason
-    earlier = first_earlier_effect(call, statement, parents)
+    earlier = first_earlier_effect(call, statement, parents, source_methods)
     if earlier is not None:
         return f"hoisting it would move it before `{ast.unparse(earlier)}`, which runs first"
     return ""
@@ -181,7 +199,9 @@ def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -
     return ""
 
 
-def first_earlier_effect(call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST]) -> ast.AST | None:
+def first_earlier_effect(
+    call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], source_methods: frozenset[str]
+) -> ast.AST | None:
     """A call, await, yield or walrus that the statement evaluates before the source call."""
     ancestors = set()
     node: ast.AST | None = call
@@ -193,9 +213,16 @@ def first_earlier_effect(call: ast.Call, statement: ast.stmt, parents: dict[int,
     for node in evaluated_before_targets(statement):
         if id(node) in ancestors or id(node) in inside_call or not isinstance(node, EFFECTFUL):
             continue
+        if is_source_getter(node, source_methods):
+            continue
         if (node.lineno, node.col_offset) < position:
             return node
     return None
+
+
+def is_source_getter(node: ast.AST, source_methods: frozenset[str]) -> bool:
+    """Another source call: a getter, hoisted along with this one or harmlessly moved past."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in source_methods
 
 
 def evaluated_before_targets(statement: ast.stmt) -> Iterator[ast.AST]:
@@ -216,19 +243,20 @@ def evaluated_before_targets(statement: ast.stmt) -> Iterator[ast.AST]:
         yield from ast.walk(root)
 
 
-def fresh_name(call: ast.Call, owner: ast.AST, statement: ast.stmt) -> str:
-    """A local name not used in the enclosing function, distinct per call in one statement."""
+def fresh_name(call: ast.Call, owner: ast.AST) -> str:
+    """A local name not used in the enclosing function, distinct for every call of the method in it."""
     assert isinstance(call.func, ast.Attribute)
-    base = call.func.attr.removeprefix("get_") or "value"
+    method = call.func.attr
+    base = method.removeprefix("get_") or "value"
     taken = {node.id for node in ast.walk(owner) if isinstance(node, ast.Name)}
     taken |= {node.arg for node in ast.walk(owner) if isinstance(node, ast.arg)}
-    siblings = sorted(
+    calls = sorted(
         (node.lineno, node.col_offset)
-        for node in ast.walk(statement)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == call.func.attr
+        for node in ast.walk(owner)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
     )
-    skip = siblings.index((call.lineno, call.col_offset))
-    for suffix in ["", *(f"_{number}" for number in range(2, 1000))]:
+    skip = calls.index((call.lineno, call.col_offset))
+    for suffix in ["", *(f"_{number}" for number in range(2, 10_000))]:
         candidate = base + suffix
         if candidate in taken:
             continue
