@@ -19,6 +19,7 @@ import dataclasses
 import io
 import tokenize
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
@@ -26,6 +27,7 @@ from libcst.metadata import CodeRange, PositionProvider
 
 from fixers.verify import rewrite_problem
 from lint_rules.checking import check_text, check_tree
+from lint_rules.files import split_lines
 from lint_rules.findings import Finding, FixKind, FixPlan, FixSafety, Span
 from lint_rules.settings import Settings
 
@@ -77,11 +79,11 @@ def apply_plans(text: str, plans: Sequence[FixPlan], tree: ast.Module) -> str:
     """
     torch_name = bound_torch_name(tree)
     unit = indent_unit(text)
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     for (first, last), group in reversed(segments(plans, len(lines))):
         segment = "".join(lines[first - 1 : last])
-        rewritten = rewrite_segment(segment, first, group, torch_name or "torch", unit)
-        lines[first - 1 : last] = rewritten.splitlines(keepends=True)
+        rewritten = rewrite_segment(segment, first, group, torch_name or "torch", unit, line_ending(text))
+        lines[first - 1 : last] = split_lines(rewritten, keepends=True)
     new_text = "".join(lines)
     return new_text if torch_name else with_torch_import(new_text, torch_import_line(tree))
 
@@ -102,7 +104,9 @@ def segments(plans: Sequence[FixPlan], line_count: int) -> list[tuple[tuple[int,
     return merged
 
 
-def rewrite_segment(segment: str, first_line: int, plans: Sequence[FixPlan], torch_name: str, unit: str) -> str:
+def rewrite_segment(
+    segment: str, first_line: int, plans: Sequence[FixPlan], torch_name: str, unit: str, newline: str
+) -> str:
     """One definition's lines with its plans carried out.
 
     An indented definition is parsed under an `if True:` header line (removed again), so that every
@@ -116,7 +120,7 @@ def rewrite_segment(segment: str, first_line: int, plans: Sequence[FixPlan], tor
     except cst.ParserSyntaxError as error:
         raise FixError(f"LibCST cannot parse the code around line {first_line} ({error.message})") from error
     shifted = [shift_plan(plan, -shift) for plan in plans]
-    inserter = GuardInserter(shifted, torch_name, module, unit)
+    inserter = GuardInserter(shifted, torch_name, module, unit, newline)
     code = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(inserter).code
     missing = inserter.unplaced()
     if missing:
@@ -134,7 +138,7 @@ def shift_plan(plan: FixPlan, lines: int) -> FixPlan:
 
 
 def line_ending(text: str) -> str:
-    first_line = text.splitlines(keepends=True)[0] if text else "\n"
+    first_line = split_lines(text, keepends=True)[0] if text else "\n"
     stripped = first_line.rstrip("\r\n")
     return first_line[len(stripped) :] or "\n"
 
@@ -153,11 +157,13 @@ def indent_unit(text: str) -> str:
 class GuardInserter(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, plans: Sequence[FixPlan], torch_name: str, module: cst.Module, unit: str) -> None:
+    def __init__(self, plans: Sequence[FixPlan], torch_name: str, module: cst.Module, unit: str, newline: str) -> None:
         super().__init__()
         self.torch_name = torch_name
         self.module = module
         self.unit = unit
+        self.newline = newline
+        """The file's line ending (that of its first line, as LibCST takes it), for every inserted line."""
         self.guards_after: dict[Position, list[str]] = {}
         self.hoists_before: dict[Position, list[FixPlan]] = {}
         self.hoists_by_call: dict[tuple[int, int, int, int], FixPlan] = {}
@@ -217,30 +223,47 @@ class GuardInserter(cst.CSTTransformer):
             call = self.hoisted_calls.get(plan)
             if call is None:
                 continue
+            newline = self.newline
             assignment = cst.Assign(targets=[cst.AssignTarget(cst.Name(plan.hoisted_name))], value=call)
-            statements.append(cst.SimpleStatementLine(body=[assignment]))
-            statements.append(self.guard(plan.hoisted_name))
+            ending = cst.TrailingWhitespace(newline=cst.Newline(None if newline == self.module.default_newline else newline))
+            statements.append(cst.SimpleStatementLine(body=[assignment], trailing_whitespace=ending))
+            statements.append(self.guard(plan.hoisted_name, newline))
             self.placed.add(plan)
         return statements
 
     def guards_for(self, anchor: Position) -> list[cst.BaseStatement]:
         targets = self.guards_after.get(anchor, [])
-        if targets:
-            self.placed.update(plan for plan in self.plans if plan.kind is FixKind.GUARD_AFTER and (plan.statement.line, plan.statement.col) == anchor)
-        return [self.guard(target) for target in targets]
+        placed = [plan for plan in self.plans if plan.kind is FixKind.GUARD_AFTER and (plan.statement.line, plan.statement.col) == anchor]
+        if not targets or not placed:
+            return []
+        self.placed.update(placed)
+        return [self.guard(target, self.newline) for target in targets]
 
-    def guard(self, target: str) -> cst.BaseStatement:
-        return guard_statement(target, self.torch_name, self.module, self.unit)
+    def guard(self, target: str, newline: str) -> cst.BaseStatement:
+        return guard_statement(target, self.torch_name, self.module, self.unit, newline)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         return self.get_metadata(PositionProvider, node)
 
 
-def guard_statement(target: str, torch_name: str, module: cst.Module, indent: str) -> cst.BaseStatement:
-    """`if isinstance(t, torch.Tensor): t = int(t.item())`, in the file's indentation and newlines."""
-    newline = module.default_newline
-    code = f"if isinstance({target}, {torch_name}.Tensor):{newline}{indent}{target} = int({target}.item()){newline}"
-    return cst.parse_statement(code, config=module.config_for_parsing)
+def guard_statement(target: str, torch_name: str, module: cst.Module, indent: str, newline: str) -> cst.BaseStatement:
+    """`if isinstance(t, torch.Tensor): t = int(t.item())`, in the file's indentation and line endings."""
+    code = f"if isinstance({target}, {torch_name}.Tensor):\n{indent}{target} = int({target}.item())\n"
+    statement = cst.parse_statement(code, config=module.config_for_parsing)
+    if newline == module.default_newline:
+        return statement
+    return cast(cst.BaseStatement, statement.visit(LineEndings(newline)))
+
+
+class LineEndings(cst.CSTTransformer):
+    """Gives every line end of an inserted statement the file's line ending."""
+
+    def __init__(self, newline: str) -> None:
+        super().__init__()
+        self.newline = newline
+
+    def leave_Newline(self, original_node: cst.Newline, updated_node: cst.Newline) -> cst.Newline:
+        return updated_node.with_changes(value=self.newline)
 
 
 def bound_torch_name(tree: ast.Module) -> str:
@@ -292,7 +315,7 @@ def torch_import_line(tree: ast.Module) -> int:
 
 
 def with_torch_import(text: str, before_line: int) -> str:
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     lines.insert(before_line - 1, f"import torch{line_ending(text)}")
     return "".join(lines)
 

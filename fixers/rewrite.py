@@ -13,23 +13,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
-import itertools
 import os
 import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 from fixers.codemod import FixError, applicable_plans, carry_out
 from lint_rules.checking import check_text, parse_and_check
 from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
-from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source
+from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source, split_lines
 from lint_rules.findings import Finding, FixPlan, FixSafety
 from lint_rules.formats import render
+from lint_rules.parallel import defer_interrupts, ordered_map
 from lint_rules.settings import Settings
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 WRITE, DIFF, CHECK = "write", "diff", "check"
 
 
@@ -70,6 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    defer_interrupts()
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        print("seqlen-guard-fix: interrupted; every file is either as it was or fully rewritten", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         settings = settings_from_args(args)
@@ -93,12 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def fix_paths(paths: Sequence[str], settings: Settings, mode: str, jobs: int) -> Iterator[FileOutcome]:
-    items = iter_python_files(paths, settings.exclude)
-    if jobs <= 1:
-        yield from (fix_item(item, settings, mode) for item in items)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(fix_item, items, itertools.repeat(settings), itertools.repeat(mode), chunksize=8)
+    return ordered_map(fix_item, iter_python_files(paths, settings.exclude), jobs, settings, mode)
 
 
 def fix_item(item: str | ReadError, settings: Settings, mode: str) -> FileOutcome:
@@ -141,18 +144,18 @@ def fix_text(path: str, text: str, settings: Settings) -> str:
 
 
 def origin_lines(source: SourceFile, findings: Iterable[Finding]) -> tuple[tuple[int, str], ...]:
-    lines = source.text.splitlines()
+    lines = split_lines(source.text)
     wanted = sorted({finding.origin.line for finding in findings})
     return tuple((line, lines[line - 1]) for line in wanted if 0 < line <= len(lines))
 
 
 def unified_diff(source: SourceFile, new_text: str) -> str:
     name = source.path.replace(os.sep, "/").lstrip("/")
-    return "".join(
-        difflib.unified_diff(
-            source.text.splitlines(keepends=True), new_text.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-        )
-    )
+    bom = "\ufeff" if source.has_bom else ""  # the patch must apply to the bytes on disk
+    old_lines = split_lines(bom + source.text, keepends=True)
+    new_lines = split_lines(bom + new_text, keepends=True)
+    lines = difflib.unified_diff(old_lines, new_lines, f"a/{name}", f"b/{name}")
+    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
 def atomic_write(path: str, data: bytes) -> None:

@@ -13,6 +13,7 @@ import ast
 import difflib
 from collections.abc import Sequence
 
+from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan
 
 
@@ -36,8 +37,8 @@ def rewrite_problem(
 
 
 def line_opcodes(old_text: str, new_text: str) -> Sequence[tuple[str, int, int, int, int]]:
-    old_lines = old_text.splitlines(keepends=True)
-    new_lines = new_text.splitlines(keepends=True)
+    old_lines = split_lines(old_text, keepends=True)
+    new_lines = split_lines(new_text, keepends=True)
     return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
 
 

@@ -7,20 +7,19 @@ read or parsed (the other files are still checked).
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 from lint_rules.checking import CheckedFile, check_path
 from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
 from lint_rules.formats import render, rule_help_text
+from lint_rules.parallel import defer_interrupts, ordered_map
 from lint_rules.rules import RULES
 from lint_rules.settings import Settings
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +37,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    defer_interrupts()
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        print("seqlen-guard: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.explain:
@@ -71,13 +79,7 @@ def explain(code: str) -> int:
 
 def check_paths(paths: Sequence[str], settings: Settings, jobs: int) -> Iterator[CheckedFile]:
     """Each file's result, in path order; a path that could not be listed comes back as an error."""
-    items = iter_python_files(paths, settings.exclude)
-    if jobs <= 1:
-        for item in items:
-            yield CheckedFile(item.path, error=item.reason) if isinstance(item, ReadError) else check_path(item, settings)
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(check_item, items, itertools.repeat(settings), chunksize=16)
+    return ordered_map(check_item, iter_python_files(paths, settings.exclude), jobs, settings)
 
 
 def check_item(item: str | ReadError, settings: Settings) -> CheckedFile:

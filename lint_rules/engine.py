@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from lint_rules import expressions as ex
 from lint_rules.compiled import compiled_region_of
+from lint_rules.files import split_lines
 from lint_rules.findings import Finding, FixPlan, Span
 from lint_rules.fixplan import SourceText, plan_fix
 from lint_rules.settings import DEFAULT_SOURCE_METHODS
@@ -679,6 +680,8 @@ class ModuleFacts:
 
 def lines_mentioning(text: str, names: Sequence[str]) -> list[int]:
     """The 1-based numbers of the lines where any of `names` occurs, sorted."""
+    if "\r" in text:
+        return [number for number, line in enumerate(split_lines(text), 1) if any(name in line for name in names)]
     pattern = re.compile("|".join(re.escape(name) for name in names))
     lines: set[int] = set()
     line, counted_to = 1, 0

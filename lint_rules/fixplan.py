@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Iterator
 
 from lint_rules.expressions import dotted_name
+from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -23,7 +24,7 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = text.splitlines()
+        self.lines = split_lines(text)
 
     def line(self, number: int) -> str:
         return self.lines[number - 1] if 0 < number <= len(self.lines) else ""

@@ -11,6 +11,7 @@ import re
 import tokenize
 from collections.abc import Iterable
 
+from lint_rules.files import split_lines
 from lint_rules.findings import Finding
 
 NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
@@ -57,7 +58,7 @@ def split_silenced(findings: Iterable[Finding], text: str) -> tuple[list[Finding
     findings = list(findings)
     if not findings or "noqa" not in text.lower():
         return findings, []
-    lines = text.splitlines()
+    lines = split_lines(text)
     ranges = statement_line_ranges(text)
     reported: list[Finding] = []
     silenced: list[Finding] = []

@@ -1,0 +1,445 @@
+"""Shared by the corpus, bad-input and interrupt tests: running the two CLIs as a user would, and an
+independent oracle for "the rewrite only inserted guards" that does not reuse `fixers.verify`.
+
+The oracle works on bytes. It finds the statements the fixer inserted (int guards, hoisted
+assignments, a leading `import torch`) among the lines a byte-level diff shows as new, takes them
+out, puts each hoisted call back in place of its name, and requires the original bytes back.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import difflib
+import io
+import os
+import re
+import subprocess
+import sys
+import tokenize
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CHECKER = "lint_rules"
+FIXER = "fixers.rewrite"
+FIXER_SUMMARY_PREFIX = "seqlen-guard-fix: "
+BOM = b"\xef\xbb\xbf"
+NEWLINE = re.compile(rb"\r\n|\r|\n")
+LEGIT_ERROR_REASONS = (
+    re.compile(r"syntax error on line \d+: .+"),
+    re.compile(r"cannot decode as [\w-]+: invalid byte 0x[0-9a-f]{2} on line \d+"),
+    re.compile(r"bad encoding declaration: .+"),
+    re.compile(r"binary file \(contains NUL bytes\), not Python source"),
+    re.compile(r"cannot parse: RecursionError: .+"),
+)
+"""Reasons for which a file from code nobody wrote for this project may fail (exit 2)."""
+
+
+# ----------------------------------------------------------------------------- running the CLIs
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes
+
+    def error_lines(self) -> list[str]:
+        """stderr without the fixer's summary line: each must be one `path: reason` line."""
+        return [line for line in self.stderr.splitlines() if not line.startswith(FIXER_SUMMARY_PREFIX)]
+
+    def errors(self) -> dict[str, str]:
+        """`path -> reason` from stderr; fails on a line that is not `path: reason`."""
+        found: dict[str, str] = {}
+        for line in self.error_lines():
+            path, separator, reason = line.partition(": ")
+            assert separator and path and reason, f"stderr line is not `path: reason`: {line!r}\n{self.describe()}"
+            found[path] = reason
+        return found
+
+    def summary(self) -> dict[str, int]:
+        """The fixer's counts: files scanned, findings, fixed/fixable, files changed, left, errors."""
+        lines = [line for line in self.stderr.splitlines() if line.startswith(FIXER_SUMMARY_PREFIX)]
+        assert len(lines) == 1, f"expected one summary line\n{self.describe()}"
+        match = re.fullmatch(
+            r"seqlen-guard-fix: (\d+) files scanned, (\d+) findings, (\d+) (?:fixed|fixable) in (\d+) files, "
+            r"(\d+) left \((\d+) unsafe, (\d+) no automatic fix\), (\d+) errors",
+            lines[0],
+        )
+        assert match, f"unexpected summary line {lines[0]!r}"
+        keys = ("files", "findings", "fixes", "changed_files", "left", "unsafe", "unfixable", "errors")
+        return dict(zip(keys, map(int, match.groups())))
+
+    def describe(self) -> str:
+        return (
+            f"command: {' '.join(self.args)[:500]}\nexit code: {self.returncode}\n"
+            f"stdout (end):\n{self.stdout[-3000:]}\nstderr (end):\n{self.stderr[-3000:]}"
+        )
+
+
+def run_cli(module: str, args: Sequence[str], cwd: Path | str, timeout: float = 600) -> Run:
+    """`python -m module args...` in `cwd`; fails the test on a traceback."""
+    command = (sys.executable, "-m", module, *args)
+    completed = subprocess.run(command, cwd=cwd, env=cli_environment(), capture_output=True, timeout=timeout)
+    run = Run(
+        command,
+        completed.returncode,
+        completed.stdout.decode("utf-8", "surrogateescape"),
+        completed.stderr.decode("utf-8", "surrogateescape"),
+        completed.stdout,
+    )
+    assert "Traceback (most recent call last)" not in run.stderr, f"the CLI crashed\n{run.describe()}"
+    return run
+
+
+def cli_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def unexplained_errors(errors: dict[str, str]) -> dict[str, str]:
+    """The errors whose reason is not one a third-party file may legitimately have."""
+    return {
+        path: reason
+        for path, reason in errors.items()
+        if not any(pattern.fullmatch(reason) for pattern in LEGIT_ERROR_REASONS)
+    }
+
+
+def confirm_error_is_real(path: Path, reason: str) -> str:
+    """"" when the file really fails the way `reason` says (checked with Python itself), else why not."""
+    raw = path.read_bytes()
+    if reason.startswith("syntax error") or reason.startswith("cannot parse"):
+        try:
+            ast.parse(raw)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return ""
+        return "Python parses it"
+    if reason.startswith("cannot decode") or reason.startswith("bad encoding"):
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+            raw.decode(encoding)
+        except (SyntaxError, UnicodeDecodeError, LookupError):
+            return ""
+        return "Python decodes it"
+    if reason.startswith("binary file"):
+        return "" if b"\0" in raw else "no NUL byte in it"
+    return "unexpected reason"
+
+
+# -------------------------------------------------------------------------------- the oracle
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines with their ends, split where Python's tokenizer splits (\\r\\n, \\r, \\n; not \\f)."""
+    lines, start = [], 0
+    for match in NEWLINE.finditer(data):
+        lines.append(data[start : match.end()])
+        start = match.end()
+    if start < len(data):
+        lines.append(data[start:])
+    return lines
+
+
+def source_encoding(raw: bytes) -> str:
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    return encoding
+
+
+@dataclasses.dataclass
+class Insertion:
+    """Inserted statements found in the rewritten file."""
+
+    lines: set[int] = dataclasses.field(default_factory=set)
+    """1-based line numbers (in the new file) of every inserted statement."""
+    put_back: list[tuple[ast.Name, ast.expr]] = dataclasses.field(default_factory=list)
+    """(hoisted name in the statement that follows, the call it stands for)."""
+    statements: set[int] = dataclasses.field(default_factory=set)
+    """`id()` of the inserted statement nodes."""
+
+
+def rewrite_problems(old: bytes, new: bytes) -> list[str]:
+    """Why `new` is not `old` with only guards inserted (and calls hoisted); [] when it is."""
+    try:
+        old_tree, new_tree = ast.parse(old), ast.parse(new)
+    except SyntaxError as error:
+        return [f"does not parse: line {error.lineno}: {error.msg}"]
+    problems = []
+    if old.startswith(BOM) != new.startswith(BOM):
+        problems.append("the BOM was added or dropped")
+    if source_encoding(old) != source_encoding(new):
+        problems.append("the encoding changed")
+    old_lines, new_lines = split_lines(old.removeprefix(BOM)), split_lines(new.removeprefix(BOM))
+    opcodes = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    new_line_numbers = {
+        number + 1
+        for operation, _, _, new_start, new_end in opcodes
+        if operation in ("insert", "replace")
+        for number in range(new_start, new_end)
+    }
+    insertion = find_insertions(new_tree, new_line_numbers)
+    problems += line_diff_problems(opcodes, old_lines, new_tree, insertion)
+    problems += newline_problems(old_lines, new_lines, new_line_numbers)
+    if undo_insertions(new, insertion) != old:
+        problems.append("taking the inserted statements out does not give the original bytes back")
+    if ast.dump(old_tree) != ast.dump(strip_tree(new_tree, insertion)):
+        problems.append("the ast differs from the original beyond the inserted statements")
+    return problems
+
+
+def find_insertions(tree: ast.Module, new_line_numbers: set[int]) -> Insertion:
+    insertion = Insertion()
+    for body in statement_lists(tree):
+        for index, statement in enumerate(body):
+            if not statement_lines(statement) <= new_line_numbers:
+                continue
+            if is_guard(statement) or (body is tree.body and is_torch_import(statement)):
+                mark(insertion, statement)
+            elif hoisted := hoisted_call(body, index):
+                name, call, user = hoisted
+                for node in ast.walk(user):
+                    if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                        insertion.put_back.append((node, call))
+                        break
+                mark(insertion, statement)
+    return insertion
+
+
+def mark(insertion: Insertion, statement: ast.stmt) -> None:
+    insertion.lines |= statement_lines(statement)
+    insertion.statements.add(id(statement))
+
+
+def statement_lines(statement: ast.stmt) -> set[int]:
+    return set(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+
+
+def statement_lists(tree: ast.AST) -> Iterable[list[ast.stmt]]:
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                yield value
+
+
+def is_guard(statement: ast.stmt) -> bool:
+    """`if isinstance(t, <x>.Tensor): t = int(t.item())`."""
+    if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1):
+        return False
+    test, body = statement.test, statement.body[0]
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"):
+        return False
+    if len(test.args) != 2 or not (isinstance(test.args[1], ast.Attribute) and test.args[1].attr == "Tensor"):
+        return False
+    target = ast.unparse(test.args[0])
+    return (
+        isinstance(body, ast.Assign)
+        and len(body.targets) == 1
+        and ast.unparse(body.targets[0]) == target
+        and ast.unparse(body.value) == f"int({target}.item())"
+    )
+
+
+def is_torch_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Import) and [alias.name for alias in statement.names] == ["torch"]
+
+
+def hoisted_call(body: list[ast.stmt], index: int) -> tuple[str, ast.expr, ast.stmt] | None:
+    """(name, call, the statement using it) for `name = call` + its guard, before the statement that
+    uses the name (several hoists out of one statement come one after the other)."""
+    hoist = hoist_pair(body, index)
+    if hoist is None:
+        return None
+    user = index + 2
+    while hoist_pair(body, user) is not None:
+        user += 2
+    return (*hoist, body[user]) if user < len(body) else None
+
+
+def hoist_pair(body: list[ast.stmt], index: int) -> tuple[str, ast.expr] | None:
+    """(name, call) when body[index] is `name = call` and body[index + 1] guards `name`."""
+    if index + 1 >= len(body):
+        return None
+    statement, guard = body[index], body[index + 1]
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and isinstance(statement.value, ast.Call)
+        and is_guard(guard)
+        and isinstance(guard, ast.If)
+        and isinstance(guard.test, ast.Call)
+        and ast.unparse(guard.test.args[0]) == statement.targets[0].id
+    ):
+        return None
+    return statement.targets[0].id, statement.value
+
+
+def line_diff_problems(
+    opcodes: list[tuple[str, int, int, int, int]], old_lines: list[bytes], new_tree: ast.Module, insertion: Insertion
+) -> list[str]:
+    """Only inserted lines, except that the statement using a hoisted call's name may change."""
+    parents = {}
+    if insertion.put_back:
+        parents = {id(child): node for node in ast.walk(new_tree) for child in ast.iter_child_nodes(node)}
+    hoisted_users: set[int] = set()
+    for name, _ in insertion.put_back:
+        statement = innermost_statement(name, parents)
+        hoisted_users |= statement_lines(statement) if statement else set()
+    problems = []
+    for operation, old_start, _, new_start, new_end in opcodes:
+        if operation in ("equal", "insert"):
+            continue
+        changed = set(range(new_start + 1, new_end + 1)) - insertion.lines
+        if not changed or not changed <= hoisted_users:
+            problems.append(f"original line {old_start + 1} changed: {old_lines[old_start][:120]!r}")
+    return problems
+
+
+def innermost_statement(node: ast.AST, parents: dict[int, ast.AST]) -> ast.stmt | None:
+    current: ast.AST | None = node
+    while current is not None and not isinstance(current, ast.stmt):
+        current = parents.get(id(current))
+    return current
+
+
+def newline_problems(old_lines: list[bytes], new_lines: list[bytes], new_line_numbers: set[int]) -> list[str]:
+    """Inserted lines end the way the file's lines do (CRLF in a CRLF file)."""
+    old_ends = {line_end(line) for line in old_lines if line_end(line)}
+    inserted_ends = {line_end(new_lines[number - 1]) for number in new_line_numbers if line_end(new_lines[number - 1])}
+    if old_ends and not inserted_ends <= old_ends:
+        return [f"inserted lines end with {sorted(inserted_ends)}, the file's lines with {sorted(old_ends)}"]
+    return []
+
+
+def line_end(line: bytes) -> bytes:
+    match = NEWLINE.search(line)
+    return match.group() if match else b""
+
+
+def undo_insertions(new: bytes, insertion: Insertion) -> bytes:
+    """`new` without the inserted lines, each hoisted name replaced by its call's source text."""
+    encoding = source_encoding(new)
+    bom = BOM if new.startswith(BOM) else b""
+    lines = [line.decode(encoding if not bom else "utf-8") for line in split_lines(new[len(bom) :])]
+    text = "".join(lines)
+    for name, call in sorted(insertion.put_back, key=lambda pair: (pair[0].lineno, pair[0].col_offset), reverse=True):
+        line = lines[name.lineno - 1].encode("utf-8")
+        call_text = ast.get_source_segment(text, call) or ""
+        replaced = line[: name.col_offset] + call_text.encode("utf-8") + line[name.end_col_offset or 0 :]
+        lines[name.lineno - 1] = replaced.decode("utf-8")
+    kept = [line for number, line in enumerate(lines, start=1) if number not in insertion.lines]
+    return bom + "".join(kept).encode(encoding if not bom else "utf-8")
+
+
+def strip_tree(tree: ast.Module, insertion: Insertion) -> ast.Module:
+    calls = {id(name): call for name, call in insertion.put_back}
+
+    class Strip(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return calls.get(id(node), node)
+
+        def generic_visit(self, node: ast.AST) -> ast.AST:
+            for field in ("body", "orelse", "finalbody"):
+                value = getattr(node, field, None)
+                if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                    setattr(node, field, [item for item in value if id(item) not in insertion.statements])
+            return super().generic_visit(node)
+
+    return Strip().visit(tree)
+
+
+# ------------------------------------------------------------------------- unified diffs
+
+
+@dataclasses.dataclass(frozen=True)
+class FileDiff:
+    old_name: str
+    new_name: str
+    hunks: tuple[tuple[int, int, int, int, tuple[bytes, ...]], ...]
+    """(old start, old count, new start, new count, lines with their one-character prefix)."""
+
+
+HUNK_HEADER = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def parse_unified_diff(output: bytes, is_other_line: Callable[[bytes], bool]) -> list[FileDiff]:
+    """The file diffs in `output`, read the way `patch` and `git apply` read them (lines end at \\n).
+
+    Lines outside a diff for which `is_other_line` is true (e.g. findings printed between diffs)
+    are passed over; anything else there is an error.
+    """
+    lines = output.splitlines(keepends=True)
+    diffs: list[FileDiff] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line.startswith(b"--- "):
+            assert is_other_line(line), f"unexpected line outside a diff: {line[:200]!r}"
+            index += 1
+            continue
+        new_line = lines[index + 1] if index + 1 < len(lines) else b""
+        assert new_line.startswith(b"+++ "), f"`---` header without `+++`: {line!r} then {new_line[:200]!r}"
+        index += 2
+        hunks = []
+        while index < len(lines) and lines[index].startswith(b"@@ "):
+            hunk, index = read_hunk(lines, index)
+            hunks.append(hunk)
+        assert hunks, f"diff of {line!r} has no hunk"
+        diffs.append(FileDiff(header_name(line), header_name(new_line), tuple(hunks)))
+    return diffs
+
+
+def header_name(line: bytes) -> str:
+    return line[4:].rstrip(b"\r\n").split(b"\t")[0].decode("utf-8", "surrogateescape")
+
+
+def read_hunk(lines: list[bytes], index: int) -> tuple[tuple[int, int, int, int, tuple[bytes, ...]], int]:
+    match = HUNK_HEADER.match(lines[index])
+    assert match, f"bad hunk header {lines[index]!r}"
+    old_start, old_count, new_start, new_count = (int(group) if group is not None else 1 for group in match.groups())
+    index += 1
+    body: list[bytes] = []
+    old_seen = new_seen = 0
+    while old_seen < old_count or new_seen < new_count:
+        assert index < len(lines), "hunk ends early"
+        line = lines[index]
+        kind = line[:1]
+        assert kind in (b" ", b"-", b"+"), f"bad hunk line {line[:200]!r}"
+        old_seen += kind in (b" ", b"-")
+        new_seen += kind in (b" ", b"+")
+        body.append(line)
+        index += 1
+        if index < len(lines) and lines[index].startswith(b"\\ No newline at end of file"):
+            body[-1] = body[-1].rstrip(b"\n")
+            index += 1
+    return (old_start, old_count, new_start, new_count, tuple(body)), index
+
+
+def apply_diff(old: bytes, diff: FileDiff) -> bytes:
+    """`old` patched by `diff`; fails where a context or removed line does not match exactly."""
+    old_lines = old.splitlines(keepends=True)
+    result: list[bytes] = []
+    position = 0
+    for old_start, _, _, _, body in diff.hunks:
+        start = max(old_start - 1, 0) if any(line[:1] in (b" ", b"-") for line in body) else old_start
+        assert start >= position, f"{diff.new_name}: hunks overlap or are out of order"
+        result.extend(old_lines[position:start])
+        position = start
+        for line in body:
+            kind, content = line[:1], line[1:]
+            if kind in (b" ", b"-"):
+                assert position < len(old_lines) and old_lines[position] == content, (
+                    f"{diff.new_name}: line {position + 1} is {old_lines[position] if position < len(old_lines) else b''!r}, "
+                    f"the diff expects {content!r}"
+                )
+                position += 1
+            if kind in (b" ", b"+"):
+                result.append(content)
+    result.extend(old_lines[position:])
+    return b"".join(result)
