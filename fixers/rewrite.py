@@ -25,10 +25,10 @@ from lint_rules.config import ConfigError, add_common_arguments, settings_from_a
 from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source, split_lines
 from lint_rules.findings import Finding, FixPlan, FixSafety
 from lint_rules.formats import render
-from lint_rules.parallel import defer_interrupts, ordered_map
+from lint_rules.parallel import ordered_map, run_interruptible
 from lint_rules.settings import Settings
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 WRITE, DIFF, CHECK = "write", "diff", "check"
 
 
@@ -69,12 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    defer_interrupts()
-    try:
-        return run(argv)
-    except KeyboardInterrupt:
-        print("seqlen-guard-fix: interrupted; every file is either as it was or fully rewritten", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    return run_interruptible(run, argv, "seqlen-guard-fix: interrupted; every file is either as it was or fully rewritten")
 
 
 def run(argv: Sequence[str] | None) -> int:

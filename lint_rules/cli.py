@@ -15,11 +15,11 @@ from lint_rules.config import ConfigError, add_common_arguments, settings_from_a
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
 from lint_rules.formats import render, rule_help_text
-from lint_rules.parallel import defer_interrupts, ordered_map
+from lint_rules.parallel import ordered_map, run_interruptible
 from lint_rules.rules import RULES
 from lint_rules.settings import Settings
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,12 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    defer_interrupts()
-    try:
-        return run(argv)
-    except KeyboardInterrupt:
-        print("seqlen-guard: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    return run_interruptible(run, argv, "seqlen-guard: interrupted")
 
 
 def run(argv: Sequence[str] | None) -> int:

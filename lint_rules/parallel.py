@@ -10,9 +10,10 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
@@ -21,6 +22,19 @@ Result = TypeVar("Result")
 
 
 INTERRUPTED = threading.Event()
+
+
+EXIT_INTERRUPTED = 130
+
+
+def run_interruptible(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, message: str) -> int:
+    """A command line's `run`, ending on Ctrl-C with status 130 and one line, no traceback."""
+    defer_interrupts()
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        print(message, file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 def defer_interrupts() -> None:
