@@ -27,6 +27,7 @@ from libcst.metadata import CodeRange, PositionProvider
 
 from fixers.verify import rewrite_problem
 from lint_rules.checking import check_text, check_tree
+from lint_rules.engine import top_level_statements
 from lint_rules.files import split_lines
 from lint_rules.findings import Finding, FixKind, FixPlan, FixSafety, Span
 from lint_rules.settings import Settings
@@ -268,7 +269,7 @@ class LineEndings(cst.CSTTransformer):
 
 def bound_torch_name(tree: ast.Module) -> str:
     """The module-level name bound to torch (`import torch`, `import torch as th`), "" if none."""
-    for statement in runtime_top_level(tree.body):
+    for statement in top_level_statements(tree.body):
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.name == "torch":
@@ -276,20 +277,6 @@ def bound_torch_name(tree: ast.Module) -> str:
                 if alias.name.startswith("torch.") and alias.asname is None:
                     return "torch"
     return ""
-
-
-def runtime_top_level(body: Sequence[ast.stmt]) -> list[ast.stmt]:
-    """Module statements, inside top-level `if`/`try` too, but not under `if TYPE_CHECKING:`."""
-    found: list[ast.stmt] = []
-    for statement in body:
-        found.append(statement)
-        if isinstance(statement, ast.If) and "TYPE_CHECKING" not in ast.unparse(statement.test):
-            found.extend(runtime_top_level([*statement.body, *statement.orelse]))
-        elif isinstance(statement, ast.Try):
-            found.extend(runtime_top_level([*statement.body, *statement.orelse, *statement.finalbody]))
-            for handler in statement.handlers:
-                found.extend(runtime_top_level(handler.body))
-    return found
 
 
 def is_future_import(statement: ast.stmt) -> bool:

@@ -703,10 +703,11 @@ def torch_aliases(tree: ast.Module) -> set[str]:
 
 
 def top_level_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module statements, looking into top-level `if`/`try` (e.g. `if is_torch_available():`)."""
+    """Module statements that run, looking into top-level `if`/`try` (e.g. `if is_torch_available():`)
+    but not under `if TYPE_CHECKING:`."""
     for statement in body:
         yield statement
-        if isinstance(statement, ast.If):
+        if isinstance(statement, ast.If) and "TYPE_CHECKING" not in ast.unparse(statement.test):
             yield from top_level_statements([*statement.body, *statement.orelse])
         elif isinstance(statement, ast.Try):
             yield from top_level_statements([*statement.body, *statement.orelse, *statement.finalbody])
