@@ -50,8 +50,17 @@ def transformers_tree(version: str) -> Path:
     wheel = CACHE / f"transformers-{version}-py3-none-any.whl"
     if not wheel.exists():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-             f"transformers=={version}", "-d", str(CACHE)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                f"transformers=={version}",
+                "-d",
+                str(CACHE),
+            ],
             check=True,
         )
     with zipfile.ZipFile(wheel) as archive:
@@ -215,8 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", default=VERSION, help=f"transformers version (default {VERSION})")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each cheap measurement; the best counts")
-    parser.add_argument("--flake8-share", type=float, default=0.5,
-                        help="share of models/ (plus generation/) given to flake8; 1 = the whole tree (default 0.5)")
+    parser.add_argument(
+        "--flake8-share",
+        type=float,
+        default=0.5,
+        help="share of models/ (plus generation/) given to flake8; 1 = the whole tree (default 0.5)",
+    )
     parser.add_argument("--flake8-jobs", type=int, default=2, help="flake8 -j, the same for both runs (default 2)")
     parser.add_argument("--skip-flake8", action="store_true")
     parser.add_argument("--no-write", action="store_true", help=f"do not write {RESULTS.name}")
@@ -244,24 +257,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     check_full = repeat(args.repeat, lambda: checker(["transformers"], root))
     report.add("check, whole tree (-j1)", seconds(check_full))
-    report.add("check / floor (read all + parse candidates)", f"{check_full.cpu / floor_all.cpu:.2f}x",
-               verdict(check_full.cpu / floor_all.cpu, 1.5))
-    report.add("check / floor (parse candidates only)", f"{check_full.cpu / floor_parse.cpu:.2f}x",
-               verdict(check_full.cpu / floor_parse.cpu, 1.5))
+    report.add(
+        "check / floor (read all + parse candidates)",
+        f"{check_full.cpu / floor_all.cpu:.2f}x",
+        verdict(check_full.cpu / floor_all.cpu, 1.5),
+    )
+    report.add(
+        "check / floor (parse candidates only)",
+        f"{check_full.cpu / floor_parse.cpu:.2f}x",
+        verdict(check_full.cpu / floor_parse.cpu, 1.5),
+    )
 
     fix_full = fixer_diff(["transformers"], root)
     report.add("fixer --diff, whole tree (-j1)", seconds(fix_full))
     report.add("fixer summary", fix_full.last_line.removeprefix("seqlen-guard-fix: "))
-    report.add("fixer --diff / check", f"{fix_full.cpu / check_full.cpu:.2f}x", verdict(fix_full.cpu / check_full.cpu, 2))
+    report.add(
+        "fixer --diff / check", f"{fix_full.cpu / check_full.cpu:.2f}x", verdict(fix_full.cpu / check_full.cpu, 2)
+    )
 
     check_half = checker(half, root)
     fix_half = fixer_diff(half, root)
-    report.add("peak RSS check: half tree -> whole tree",
-               f"{check_half.max_rss_mib:.0f} -> {check_full.max_rss_mib:.0f} MiB "
-               f"({check_full.max_rss_mib / check_half.max_rss_mib:.2f}x)", "flat (<= 1.2x)")
-    report.add("peak RSS fixer --diff: half tree -> whole tree",
-               f"{fix_half.max_rss_mib:.0f} -> {fix_full.max_rss_mib:.0f} MiB "
-               f"({fix_full.max_rss_mib / fix_half.max_rss_mib:.2f}x)", "flat (<= 1.2x)")
+    report.add(
+        "peak RSS check: half tree -> whole tree",
+        f"{check_half.max_rss_mib:.0f} -> {check_full.max_rss_mib:.0f} MiB "
+        f"({check_full.max_rss_mib / check_half.max_rss_mib:.2f}x)",
+        "flat (<= 1.2x)",
+    )
+    report.add(
+        "peak RSS fixer --diff: half tree -> whole tree",
+        f"{fix_half.max_rss_mib:.0f} -> {fix_full.max_rss_mib:.0f} MiB "
+        f"({fix_full.max_rss_mib / fix_half.max_rss_mib:.2f}x)",
+        "flat (<= 1.2x)",
+    )
 
     if not args.skip_flake8:
         run_flake8(report, tree, args.flake8_share, args.flake8_jobs)

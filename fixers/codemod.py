@@ -192,7 +192,9 @@ class GuardInserter(cst.CSTTransformer):
         self.hoisted_calls[plan] = updated_node.with_changes(lpar=[], rpar=[])
         return cst.Name(plan.hoisted_name, lpar=updated_node.lpar, rpar=updated_node.rpar)
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
         return updated_node.with_changes(body=self.expand(original_node.body, updated_node.body))
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -202,7 +204,7 @@ class GuardInserter(cst.CSTTransformer):
         self, originals: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
     ) -> list[cst.BaseStatement]:
         body: list[cst.BaseStatement] = []
-        for original, statement in zip(originals, updated):
+        for original, statement in zip(originals, updated, strict=False):
             anchor = self.anchor(original)
             hoisted = self.hoisted_statements(anchor)
             if hoisted:
@@ -226,7 +228,9 @@ class GuardInserter(cst.CSTTransformer):
                 continue
             newline = self.newline
             assignment = cst.Assign(targets=[cst.AssignTarget(cst.Name(plan.hoisted_name))], value=call)
-            ending = cst.TrailingWhitespace(newline=cst.Newline(None if newline == self.module.default_newline else newline))
+            ending = cst.TrailingWhitespace(
+                newline=cst.Newline(None if newline == self.module.default_newline else newline)
+            )
             statements.append(cst.SimpleStatementLine(body=[assignment], trailing_whitespace=ending))
             statements.append(self.guard(plan.hoisted_name, newline))
             self.placed.add(plan)
@@ -234,7 +238,11 @@ class GuardInserter(cst.CSTTransformer):
 
     def guards_for(self, anchor: Position) -> list[cst.BaseStatement]:
         targets = self.guards_after.get(anchor, [])
-        placed = [plan for plan in self.plans if plan.kind is FixKind.GUARD_AFTER and (plan.statement.line, plan.statement.col) == anchor]
+        placed = [
+            plan
+            for plan in self.plans
+            if plan.kind is FixKind.GUARD_AFTER and (plan.statement.line, plan.statement.col) == anchor
+        ]
         if not targets or not placed:
             return []
         self.placed.update(placed)
@@ -290,7 +298,12 @@ def torch_import_line(tree: ast.Module) -> int:
     """
     body = tree.body
     index = 0
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         index = 1
     while index < len(body) and is_future_import(body[index]):
         index += 1

@@ -69,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_interruptible(run, argv, "seqlen-guard-fix: interrupted; every file is either as it was or fully rewritten")
+    return run_interruptible(
+        run, argv, "seqlen-guard-fix: interrupted; every file is either as it was or fully rewritten"
+    )
 
 
 def run(argv: Sequence[str] | None) -> int:
@@ -112,7 +114,9 @@ def fix_source(source: SourceFile, settings: Settings, mode: str) -> FileOutcome
     if not may_contain_source(source.raw, settings.source_methods):
         return FileOutcome(source.path)
     checked, tree = parse_and_check(source.path, source.text, settings)
-    outcome = FileOutcome(source.path, checked.findings, error=checked.error, origin_lines=origin_lines(source, checked.findings))
+    outcome = FileOutcome(
+        source.path, checked.findings, error=checked.error, origin_lines=origin_lines(source, checked.findings)
+    )
     plans = applicable_plans(checked.findings, settings.unsafe_fixes)
     if checked.error or not plans:
         return outcome
@@ -213,7 +217,9 @@ class Report:
     def render(self, fmt: str) -> str:
         findings = [finding for outcome in self.outcomes_with_findings for finding in outcome.findings]
         applied = {(outcome.path, plan) for outcome in self.outcomes_with_findings for plan in outcome.applied}
-        lines = {(outcome.path, line): text for outcome in self.outcomes_with_findings for line, text in outcome.origin_lines}
+        lines = {
+            (outcome.path, line): text for outcome in self.outcomes_with_findings for line, text in outcome.origin_lines
+        }
         if fmt in ("github", "sarif"):
             findings = [finding for finding in findings if (finding.path, finding.fix) not in applied]
         return render(

@@ -22,7 +22,10 @@ def rewrite_problem(
 ) -> str:
     """Why the rewrite must not be written ("" when it is sound). Takes the trees apart while comparing them."""
     hoisted_lines = {
-        line for plan in plans if plan.kind is FixKind.HOIST for line in range(plan.statement.line, plan.statement.end_line + 1)
+        line
+        for plan in plans
+        if plan.kind is FixKind.HOIST
+        for line in range(plan.statement.line, plan.statement.end_line + 1)
     }
     opcodes = line_opcodes(old_text, new_text)
     problem = changed_original_lines(opcodes, hoisted_lines)
@@ -30,7 +33,9 @@ def rewrite_problem(
         return problem
     hoisted = {plan.hoisted_name for plan in plans if plan.kind is FixKind.HOIST}
     guarded = {target for plan in plans for target in plan.targets} | hoisted
-    touched = {line + 1 for operation, _, _, start, end in opcodes if operation != "equal" for line in range(start, end)}
+    touched = {
+        line + 1 for operation, _, _, start, end in opcodes if operation != "equal" for line in range(start, end)
+    }
     if not same_code(old_tree, new_tree, touched, guarded, hoisted):
         return "the rewrite changes the code beyond the inserted guards"
     return ""
@@ -52,7 +57,9 @@ def changed_original_lines(opcodes: Sequence[tuple[str, int, int, int, int]], al
     return ""
 
 
-def same_code(old_tree: ast.Module, new_tree: ast.Module, touched: set[int], guarded: set[str], hoisted: set[str]) -> bool:
+def same_code(
+    old_tree: ast.Module, new_tree: ast.Module, touched: set[int], guarded: set[str], hoisted: set[str]
+) -> bool:
     """The trees are equal once the insertions are taken out.
 
     Original lines are known to be kept (`changed_original_lines`), so only the top-level statements
@@ -63,12 +70,12 @@ def same_code(old_tree: ast.Module, new_tree: ast.Module, touched: set[int], gua
     new_body = stripper.strip_block(strip_torch_import(new_tree.body))
     if len(old_body) != len(new_body):
         return False
-    for old, new in zip(old_body, new_body):
+    for old, new in zip(old_body, new_body, strict=False):
         if type(old) is not type(new):
             return False
-        if touched & set(range(new.lineno, (new.end_lineno or new.lineno) + 1)):
-            if ast.dump(stripper.visit(old)) != ast.dump(stripper.visit(new)):
-                return False
+        was_touched = touched & set(range(new.lineno, (new.end_lineno or new.lineno) + 1))
+        if was_touched and ast.dump(stripper.visit(old)) != ast.dump(stripper.visit(new)):
+            return False
     return True
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from lint_rules import expressions as ex
 from lint_rules.compiled import compiled_region_of
 from lint_rules.files import split_lines
-from lint_rules.findings import Finding, FixPlan, Span
+from lint_rules.findings import Finding, FixPlan
 from lint_rules.fixplan import SourceText, plan_fix
 from lint_rules.settings import DEFAULT_SOURCE_METHODS
 
@@ -41,7 +41,7 @@ class Origin:
     call: ast.Call
     method: str
     statement: ast.stmt
-    scope: "Scope"
+    scope: Scope
     source_methods: frozenset[str]
     flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
     """Targets of its own statement that the value (or a result computed from it) is bound to."""
@@ -222,7 +222,7 @@ class FunctionWalker:
     ) -> None:
         if len(targets) == 1 and is_pairwise_unpacking(targets[0], value):
             assert isinstance(targets[0], (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
-            for element_target, element_value in zip(targets[0].elts, value.elts):
+            for element_target, element_value in zip(targets[0].elts, value.elts, strict=False):
                 self.walk_assign([element_target], element_value, state, following)
             return
         taint = self.value(value, state)
@@ -245,7 +245,9 @@ class FunctionWalker:
         before = state.taint.get(key, CLEAN)
         added = self.value(node.value, state)
         if before and not added and self.is_int_operand(node.value, state):
-            self.report(node, "SLG001", f"int arithmetic (`{ast.unparse(node.target)} {op_text(node.op)}= ...`)", before)
+            self.report(
+                node, "SLG001", f"int arithmetic (`{ast.unparse(node.target)} {op_text(node.op)}= ...`)", before
+            )
         if key:
             state.bind(key, before | added, INT if not (before | added) and state.kinds.get(key) == INT else "")
 
@@ -422,14 +424,13 @@ class FunctionWalker:
             return CLEAN
         if self.is_tensor_operand(node.left, state) or self.is_tensor_operand(node.right, state):
             return CLEAN
-        if (left and right_is_int) or (right and left_is_int):
-            if not consumed:
-                self.report(node, "SLG001", f"int arithmetic `{ast.unparse(node)}`", left | right)
+        if ((left and right_is_int) or (right and left_is_int)) and not consumed:
+            self.report(node, "SLG001", f"int arithmetic `{ast.unparse(node)}`", left | right)
         return left | right
 
     def compare(self, node: ast.Compare, state: State) -> Taint:
         taint = CLEAN
-        for operand, operator in zip(node.comparators, node.ops):
+        for operand, operator in zip(node.comparators, node.ops, strict=False):
             operand_taint = self.value(operand, state)
             if not isinstance(operator, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
                 taint |= operand_taint
@@ -794,7 +795,10 @@ def overrides_with_int(node: ast.ClassDef, module: ModuleFacts) -> bool:
     lineage = class_lineage(node, module)
     for cls in lineage:
         for statement in cls.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in module.source_methods:
+            if (
+                isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and statement.name in module.source_methods
+            ):
                 returns = [child for child in ast.walk(statement) if isinstance(child, ast.Return)]
                 return bool(returns) and all(
                     child.value is not None and is_int_in_class(child.value, lineage) for child in returns
@@ -832,9 +836,12 @@ def attribute_assignments(attribute: str, lineage: list[ast.ClassDef]) -> Iterat
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and ex.dotted_name(node.target) == attribute:
                 if node.value is not None:
                     yield node.value
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                if ex.dotted_name(node.func.value) == attribute:
-                    yield node  # a method call on it (`.zero_()`, `.add_()`): it is an object, not an int
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and ex.dotted_name(node.func.value) == attribute
+            ):
+                yield node  # a method call on it (`.zero_()`, `.add_()`): it is an object, not an int
 
 
 # ----- entry points ---------------------------------------------------------------------------
@@ -854,7 +861,9 @@ def analyze_tree(
         walker.walk_block(body, State())
         uses.extend(walker.uses.values())
     findings = {finding_key(finding): finding for finding in (to_finding(use, source, path) for use in uses)}
-    return sorted(findings.values(), key=lambda finding: (finding.span.line, finding.span.col, finding.code, finding.origin.line))
+    return sorted(
+        findings.values(), key=lambda finding: (finding.span.line, finding.span.col, finding.code, finding.origin.line)
+    )
 
 
 def analyze_source(text: str, path: str, source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS) -> list[Finding]:
@@ -873,8 +882,7 @@ def to_finding(use: Use, source: SourceText, path: str) -> Finding:
     origin = use.origin
     where = f" [compiled region: {use.scope.compiled_region}]" if use.scope.compiled_region else ""
     message = (
-        f"{use.detail}: tensor-valued length from `{origin.method}()` on line {origin.line} "
-        f"used as a Python int{where}"
+        f"{use.detail}: tensor-valued length from `{origin.method}()` on line {origin.line} used as a Python int{where}"
     )
     return Finding(
         path=path,

@@ -20,19 +20,48 @@ COMPARING_BUILTINS = frozenset({"max", "min"})
 
 SIZE_FUNCTIONS = frozenset(
     {
-        "arange", "range", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
-        "eye", "tril_indices", "triu_indices", "linspace", "logspace",
+        "arange",
+        "range",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "eye",
+        "tril_indices",
+        "triu_indices",
+        "linspace",
+        "logspace",
     }
 )
 """`torch.<name>` functions whose positional arguments (or `size=`, `start=`, `end=`, `step=`) are sizes."""
-SIZE_KEYWORDS = frozenset({"size", "start", "end", "step", "n", "m", "high", "low", "steps", "length", "split_size_or_sections"})
+SIZE_KEYWORDS = frozenset(
+    {"size", "start", "end", "step", "n", "m", "high", "low", "steps", "length", "split_size_or_sections"}
+)
 FIRST_ARG_ONLY_FUNCTIONS = frozenset({"full"})
 """`torch.full(size, fill_value)`: the fill value may be a tensor."""
 
 SIZE_METHODS = frozenset(
     {
-        "view", "reshape", "expand", "repeat", "narrow", "split", "new_zeros", "new_ones", "new_empty",
-        "new_full", "unflatten", "tile", "chunk", "roll", "tensor_split", "unfold",
+        "view",
+        "reshape",
+        "expand",
+        "repeat",
+        "narrow",
+        "split",
+        "new_zeros",
+        "new_ones",
+        "new_empty",
+        "new_full",
+        "unflatten",
+        "tile",
+        "chunk",
+        "roll",
+        "tensor_split",
+        "unfold",
     }
 )
 FIRST_ARG_ONLY_METHODS = frozenset({"new_full"})

@@ -175,7 +175,7 @@ def hoist_refusal(
 def nested_refusal(child: ast.AST, parent: ast.AST) -> str:
     if isinstance(parent, ast.Lambda):
         return "the call is inside a lambda"
-    if isinstance(parent, COMPREHENSIONS) or isinstance(parent, ast.comprehension):
+    if isinstance(parent, (COMPREHENSIONS, ast.comprehension)):
         return "the call is inside a comprehension"
     if isinstance(parent, ast.IfExp) and child is not parent.test:
         return "the call is in a conditional-expression arm, which may not run"

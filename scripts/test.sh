@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: build .venv when missing, install the project with its test
-# extra, build the runtime tests' side environment, then mypy --strict and pytest.
+# extra, build the runtime tests' side environment, then ruff (lint and format),
+# mypy --strict and pytest.
 # Extra arguments go to pytest:  bash scripts/test.sh -m "not runtime"
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,5 +29,7 @@ if [ -f tests/runtime/build_envs.py ]; then
     .venv/bin/python tests/runtime/build_envs.py
 fi
 
+.venv/bin/python -m ruff check .
+.venv/bin/python -m ruff format --check .
 .venv/bin/python -m mypy --strict lint_rules fixers
 .venv/bin/python -m pytest -n 2 "$@"

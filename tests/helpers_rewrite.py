@@ -71,7 +71,7 @@ class Run:
         )
         assert match, f"unexpected summary line {lines[0]!r}"
         keys = ("files", "findings", "fixes", "changed_files", "left", "unsafe", "unfixable", "errors")
-        return dict(zip(keys, map(int, match.groups())))
+        return dict(zip(keys, map(int, match.groups()), strict=False))
 
     def describe(self) -> str:
         return (
@@ -112,7 +112,7 @@ def unexplained_errors(errors: dict[str, str]) -> dict[str, str]:
 
 
 def confirm_error_is_real(path: Path, reason: str) -> str:
-    """"" when the file really fails the way `reason` says (checked with Python itself), else why not."""
+    """ "" when the file really fails the way `reason` says (checked with Python itself), else why not."""
     raw = path.read_bytes()
     if reason.startswith("syntax error") or reason.startswith("cannot parse"):
         try:

@@ -135,7 +135,13 @@ def test_libcst_tool_runs_the_codemod(tmp_path: Path) -> None:
     path = tmp_path / "serve.py"
     path.write_text("import torch\ndef f(cache, x):\n    n = cache.get_seq_length()\n    return x[:, n:]\n")
     result = run(
-        "-m", "libcst.tool", "codemod", "-x", "--no-format", "fixers.codemod.InsertIntGuards", str(path),
+        "-m",
+        "libcst.tool",
+        "codemod",
+        "-x",
+        "--no-format",
+        "fixers.codemod.InsertIntGuards",
+        str(path),
         cwd=Path(__file__).resolve().parents[1],
     )
     assert result.returncode == 0, result.stderr

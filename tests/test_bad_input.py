@@ -18,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from helpers_rewrite import (
     CHECKER,
     FIXER,
@@ -105,7 +104,7 @@ def test_python_312_syntax(tmp_path: Path) -> None:
     """PEP 695 generics and nested same-quote f-strings: a syntax error on 3.11 with a clear line."""
     files = {
         "generics.py": b"class Box[T]:\n    def f(self, cache, x):\n        n = cache.get_seq_length()\n        return x[:, n:]\n",
-        "fstrings.py": b"def f(cache, d):\n    n = cache.get_seq_length()\n    return f\"{f\"{d[\"k\"]}\"}\" * n\n",
+        "fstrings.py": b'def f(cache, d):\n    n = cache.get_seq_length()\n    return f"{f"{d["k"]}"}" * n\n',
     }
     folder = project(tmp_path, files)
     checked, fixed = check_and_fix(folder, ["."])
@@ -250,7 +249,9 @@ def test_file_in_a_read_only_folder(tmp_path: Path) -> None:
         fixed = run_as_plain_user(FIXER, ["."], folder)
     finally:
         (folder / "locked").chmod(0o755)
-    assert_one_error(fixed, "locked/bad.py", re.compile(r"cannot write: .*permission denied.*; file left untouched", re.I))
+    assert_one_error(
+        fixed, "locked/bad.py", re.compile(r"cannot write: .*permission denied.*; file left untouched", re.I)
+    )
     assert (folder / "locked" / "bad.py").read_bytes() == SOURCE
     assert sorted(os.listdir(folder / "locked")) == ["bad.py"]
     assert (folder / GOOD).read_bytes() == FIXED
@@ -266,7 +267,10 @@ def crlf(data: bytes) -> bytes:
 WORKING: dict[str, tuple[bytes, bytes]] = {
     "latin-1 cookie": (
         b"# -*- coding: latin-1 -*-\n" + IMPORT + b'NAME = "caf\xe9"\n\n\n' + FUNCTION,
-        b"# -*- coding: latin-1 -*-\n" + IMPORT + b'NAME = "caf\xe9"\n\n\n' + FUNCTION.replace(b"    return", GUARD + b"    return"),
+        b"# -*- coding: latin-1 -*-\n"
+        + IMPORT
+        + b'NAME = "caf\xe9"\n\n\n'
+        + FUNCTION.replace(b"    return", GUARD + b"    return"),
     ),
     "utf-8 BOM": (b"\xef\xbb\xbf" + SOURCE, b"\xef\xbb\xbf" + FIXED),
     "BOM and no torch import": (

@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
-
 from helpers_rewrite import (
     CHECKER,
     FIXER,
@@ -34,6 +33,7 @@ from helpers_rewrite import (
     run_cli,
     unexplained_errors,
 )
+
 from lint_rules.files import PYTHON_SUFFIXES, SKIPPED_WHILE_WALKING
 
 pytestmark = pytest.mark.corpus
@@ -76,7 +76,9 @@ def corpus_files(root: Path) -> dict[tuple[int, int], str]:
 def corpus_arguments(root: Path) -> list[str]:
     """Each top-level package and module, plus every folder the walk would skip (`build`, `venv`,
     `.hidden`, ...) given explicitly, so that nothing below `root` is left out."""
-    arguments = sorted(entry.name for entry in os.scandir(root) if entry.is_dir() or entry.name.endswith(PYTHON_SUFFIXES))
+    arguments = sorted(
+        entry.name for entry in os.scandir(root) if entry.is_dir() or entry.name.endswith(PYTHON_SUFFIXES)
+    )
     for folder, folders, _ in os.walk(root):
         for name in folders:
             skipped = Path(folder, name)
@@ -135,7 +137,9 @@ def assert_sound_rewrites(originals: Path, rewritten: dict[str, bytes]) -> None:
 def assert_second_run_changes_nothing(files: Sequence[str], cwd: Path, options: Sequence[str]) -> Run:
     snapshot = {path: (cwd / path).read_bytes() for path in files}
     again = run_cli(FIXER, ["--diff", *options, *JOBS, *files], cwd)
-    assert not parse_unified_diff(again.stdout_bytes, FINDING_LINE.fullmatch), f"a second run changes more\n{again.describe()}"
+    assert not parse_unified_diff(again.stdout_bytes, FINDING_LINE.fullmatch), (
+        f"a second run changes more\n{again.describe()}"
+    )
     assert again.summary()["fixes"] == 0, again.describe()
     assert again.returncode in (0, 1), again.describe()
     assert {path: (cwd / path).read_bytes() for path in files} == snapshot, "--diff wrote to a file"

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helpers_rewrite import FIXER, parse_unified_diff, rewrite_problems, run_cli
 
 REDUCED = {

@@ -89,8 +89,9 @@ def test_source_methods_are_configurable() -> None:
 
 
 def test_int_override_inherited_from_a_base_in_the_same_module() -> None:
-    assert codes(
-        """
+    assert (
+        codes(
+            """
         class DynamicLayer:
             def get_seq_length(self):
                 if not self.keys:
@@ -101,7 +102,9 @@ def test_int_override_inherited_from_a_base_in_the_same_module() -> None:
             def crop(self, x):
                 return x[: self.get_seq_length()]
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_override_returning_an_attribute_assigned_a_tensor_is_not_int() -> None:
@@ -201,4 +204,3 @@ def test_fix_plan_kinds(code: str, kind: FixKind, targets: tuple[str, ...]) -> N
     assert found
     assert {finding.fix.kind for finding in found} == {kind}
     assert found[0].fix.targets == targets
-

@@ -265,7 +265,6 @@ class TestBindingForms(CodemodTest):
         """
         self.assertCodemod(before, after)
 
-
     def test_result_computed_in_a_conditional_arm_is_guarded(self) -> None:
         before = """
             import torch

@@ -8,6 +8,7 @@ exactly its old or its new bytes, and a second run must finish the job.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -17,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers_rewrite import FIXER, cli_environment, run_cli
 
 FILE_COUNT = 400
@@ -73,7 +73,9 @@ def stderr_file(folder: Path) -> Path:
 def rewritten_count(folder: Path, original_inodes: dict[str, int]) -> int:
     """Files replaced so far: the atomic rename gives each rewritten file a new inode."""
     with os.scandir(folder) as entries:
-        return sum(1 for entry in entries if entry.name in original_inodes and entry.inode() != original_inodes[entry.name])
+        return sum(
+            1 for entry in entries if entry.name in original_inodes and entry.inode() != original_inodes[entry.name]
+        )
 
 
 def wait_until_rewritten(process: subprocess.Popen[bytes], folder: Path, count: int) -> int:
@@ -102,10 +104,8 @@ def group_exits(group: int, timeout: float = 30) -> bool:
 
 def kill_group(process: subprocess.Popen[bytes], group: int) -> None:
     """No process of the run outlives the test, whatever failed."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(group, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     process.wait()
 
 
@@ -203,7 +203,9 @@ def test_ctrl_c_stops_quietly(tmp_path: Path, jobs: int) -> None:
             kill_group(process, group)
         message = stderr_file(folder).read_text(errors="replace")
         excerpt = message if len(message) < 3000 else f"{message[:2000]}\n[...]\n{message[-800:]}"
-        assert process.returncode in (130, -signal.SIGINT), f"exit code {process.returncode} (after {after} files):\n{excerpt}"
+        assert process.returncode in (130, -signal.SIGINT), (
+            f"exit code {process.returncode} (after {after} files):\n{excerpt}"
+        )
         assert "Traceback" not in message, f"a traceback on Ctrl-C (after {after} files):\n{excerpt}"
         assert len(message.splitlines()) <= 3, f"Ctrl-C printed {len(message.splitlines())} lines"
         shutil.rmtree(folder)

@@ -12,7 +12,9 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
 def test_rule_table_matches_the_rule_documentation() -> None:
     table = README.split("<!-- rules:start -->\n", 1)[1].split("<!-- rules:end -->", 1)[0]
-    assert table == rule_table(), "regenerate with: python -c 'from lint_rules.rules import rule_table; print(rule_table())'"
+    assert table == rule_table(), (
+        "regenerate with: python -c 'from lint_rules.rules import rule_table; print(rule_table())'"
+    )
 
 
 def test_first_screen_gives_exactly_two_commands() -> None:

@@ -98,7 +98,10 @@ def test_fixer_on_a_copy_of_the_release_with_the_bug(tmp_path: Path) -> None:
     assert " 0 fixed in 0 files" in second.stderr
     imported = subprocess.run(
         [sys.executable, "-c", "import transformers.generation.utils as u; print(u.__file__)"],
-        capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
     )
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.strip() == str(copy / "generation/utils.py")

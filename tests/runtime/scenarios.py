@@ -66,9 +66,8 @@ if __name__ == "__main__":
 
 import torch  # noqa: E402
 import torch._dynamo  # noqa: E402
-from torch._dynamo.utils import counters  # noqa: E402
-
 import transformers  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
 from transformers import StaticCache  # noqa: E402
 
 transformers.logging.set_verbosity_error()
@@ -216,9 +215,7 @@ def scenario_report(model, recorder):
     model.generation_config.cache_implementation = "static"
     calls = []
     for ids in prompts(3):
-        call, _ = generate(
-            model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids)
-        )
+        call, _ = generate(model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids))
         calls.append(call)
     return calls
 

@@ -18,6 +18,7 @@ already running is skipped there and waited for by the test that needs it.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -334,10 +335,8 @@ class Jobs:
 
     @staticmethod
     def _quietly(fn: Any, *args: Any) -> None:
-        try:
+        with contextlib.suppress(JobFailed):  # recorded; the test that needs the result reports it
             fn(*args, wait=False)
-        except JobFailed:
-            pass  # recorded; the test that needs the result reports it
 
     def close(self) -> None:
         if self._pool is not None:

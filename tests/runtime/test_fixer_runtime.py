@@ -22,7 +22,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 import seqlen_runtime as rt
 from seqlen_runtime import MODEL, NEWEST_VERSION, PLAN, REPO_ROOT, VENV_VERSION, Jobs, Release, function_source
 
