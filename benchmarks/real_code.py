@@ -1,0 +1,337 @@
+"""Run seqlen-guard over released packages that call `get_seq_length()`.
+
+Each `name==version` requirement is fetched with `pip download --no-deps` into
+`benchmarks/.cache/` (gitignored), unpacked, checked with
+`python -m lint_rules --format json --exit-zero` and fixed with
+`python -m fixers.rewrite --diff --format json --exit-zero` (safe fixes only, nothing
+written). Every finding goes into one JSON file, and a per-package count table (by
+rule, by fix safety) is printed as Markdown.
+
+The engine run is the one in the working directory this script is started from (a
+git worktree of another commit runs that commit's engine):
+
+    cd /work/baseline && python /work/main/benchmarks/real_code.py -o base.json
+    python benchmarks/real_code.py peft==0.21.2 --output results.json --markdown table.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+DEFAULT_REQUIREMENTS = (
+    "transformers==5.5.3",
+    "transformers==5.24.0",
+    "peft==0.21.2",
+    "unsloth==2026.10.9",
+    "unsloth-zoo==2026.10.9",
+    "ms-swift==4.6.0",
+    "sglang==0.5.23",
+    "optimum-intel==2.2.0",
+    "optimum-habana==1.21.2",
+    "gptqmodel==7.7.0",
+    "llmcompressor==0.14.0.1",
+    "auto-round==0.16.1",
+    "parler-tts==0.2.3",
+    "ipex-llm==2.2.0",
+)
+RULES = ("SLG001", "SLG002", "SLG003", "SLG004", "SLG005")
+SAFETIES = ("safe", "unsafe", "none")
+CACHE = Path(__file__).resolve().parent / ".cache"
+# An empty table, so that no pyproject.toml of the engine or of a package applies.
+NEUTRAL_CONFIG = "[tool.seqlen-guard]\n"
+FINDING_KEYS = ("line", "column", "code", "message", "function", "compiled_region")
+SOURCE_MARKER = b"get_seq_length"
+
+
+@dataclasses.dataclass(frozen=True)
+class Package:
+    """One unpacked release."""
+
+    name: str
+    version: str
+    root: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineRun:
+    """What one engine command printed."""
+
+    returncode: int
+    findings: list[dict[str, Any]]
+    diff: str
+    stderr: str
+
+
+def parse_requirement(text: str) -> tuple[str, str]:
+    """`name==version` as its two parts."""
+    name, sep, version = text.partition("==")
+    if not sep or not name.strip() or not version.strip():
+        raise argparse.ArgumentTypeError(f"expected name==version, got {text!r}")
+    return name.strip(), version.strip()
+
+
+def download(name: str, version: str, cache: Path) -> Path:
+    """The wheel or sdist of `name==version`, fetched once into `cache`."""
+    target = cache / "downloads" / f"{name}-{version}"
+    found = sorted(target.glob("*")) if target.is_dir() else []
+    if not found:
+        target.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet"]
+        command += [f"{name}=={version}", "-d", str(target)]
+        subprocess.run(command, check=True)
+        found = sorted(target.glob("*"))
+    if len(found) != 1:
+        raise RuntimeError(f"{name}=={version}: expected one archive in {target}, found {found}")
+    return found[0]
+
+
+def unpack(archive: Path, destination: Path) -> Path:
+    """Unpack a wheel or sdist into `destination` once; the folder the package's paths start at."""
+    if not destination.is_dir():
+        partial = destination.with_name(destination.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        extract(archive, partial)
+        partial.rename(destination)
+    entries = [entry for entry in destination.iterdir() if not entry.name.startswith(".")]
+    is_sdist = not archive.name.endswith(".whl")
+    if is_sdist and len(entries) == 1 and entries[0].is_dir():
+        return entries[0]
+    return destination
+
+
+def extract(archive: Path, destination: Path) -> None:
+    """Extract a .whl/.zip or a .tar.* archive."""
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as opened:
+            opened.extractall(destination)
+        return
+    with tarfile.open(archive) as opened:
+        opened.extractall(destination, filter="data")
+
+
+def fetch(requirement: tuple[str, str], cache: Path) -> Package:
+    """Download and unpack one requirement."""
+    name, version = requirement
+    archive = download(name, version, cache)
+    root = unpack(archive, cache / "unpacked" / f"{name}-{version}")
+    return Package(name, version, root)
+
+
+def engine_env(engine: Path) -> dict[str, str]:
+    """The environment that makes `python -m lint_rules` import the engine in `engine`."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(engine), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def engine_location(engine: Path) -> str:
+    """Where the subprocesses import `lint_rules` from (to record which engine ran)."""
+    command = [sys.executable, "-c", "import lint_rules; print(lint_rules.__file__)"]
+    done = subprocess.run(command, cwd=engine, env=engine_env(engine), capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def split_json_tail(stdout: str) -> tuple[str, list[dict[str, Any]]]:
+    """Split the fixer's `--diff --format json` output into the diff and the findings.
+
+    Diff lines start with `-`, `+`, ` `, `@` or `\\`; the JSON array starts on a line of its own.
+    """
+    lines = stdout.splitlines(keepends=True)
+    for index in range(len(lines) - 1, -1, -1):
+        if lines[index].startswith("["):
+            return "".join(lines[:index]), json.loads("".join(lines[index:]))
+    return stdout, []
+
+
+def run_engine(module: str, extra: list[str], package: Package, engine: Path, config: Path) -> EngineRun:
+    """Run `python -m module` from the engine's folder over one package."""
+    command = [sys.executable, "-m", module, "--config", str(config), "--format", "json"]
+    command += ["--exit-zero", *extra, str(package.root)]
+    done = subprocess.run(command, cwd=engine, env=engine_env(engine), capture_output=True, text=True)
+    diff, findings = split_json_tail(done.stdout) if done.stdout.strip() else ("", [])
+    return EngineRun(done.returncode, findings, diff, done.stderr)
+
+
+def finding_key(finding: dict[str, Any]) -> tuple[Any, ...]:
+    """What identifies one finding across the checker's and the fixer's output."""
+    return (finding["path"], finding["line"], finding["column"], finding["code"])
+
+
+def relative(path: str, root: Path) -> str:
+    """A path printed by the engine, relative to the package root, with `/` separators."""
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def merge(package: Package, check: EngineRun, fix: EngineRun) -> list[dict[str, Any]]:
+    """The checker's findings, each with the fixer's verdict on whether it was fixed."""
+    applied = {finding_key(item): item["fix"].get("applied") for item in fix.findings}
+    rows = []
+    for item in check.findings:
+        fix_info = item.get("fix") or {}
+        row = {"package": package.name, "version": package.version, "path": relative(item["path"], package.root)}
+        row.update({key: item.get(key) for key in FINDING_KEYS})
+        row["origin_line"] = item.get("origin_line")
+        row["fix_safety"] = fix_info.get("safety")
+        row["fix_kind"] = fix_info.get("kind")
+        row["fix_reason"] = fix_info.get("reason")
+        row["fix_applied_by_fixer"] = applied.get(finding_key(item))
+        rows.append(row)
+    return sorted(rows, key=lambda row: (row["path"], row["line"], row["column"], row["code"]))
+
+
+def candidate_files(root: Path) -> tuple[int, int]:
+    """How many .py files the package has, and how many mention `get_seq_length`."""
+    total = mentions = 0
+    for path in root.rglob("*.py"):
+        total += 1
+        try:
+            mentions += SOURCE_MARKER in path.read_bytes()
+        except OSError:
+            continue
+    return total, mentions
+
+
+def diff_stats(diff: str) -> dict[str, int]:
+    """Files and added lines in the fixer's patch."""
+    files = sum(1 for line in diff.splitlines() if line.startswith("+++ "))
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    return {"files_rewritten": files, "lines_added": added}
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of a command's stderr (the fixer's summary)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def analyse(package: Package, engine: Path, config: Path, cache: Path) -> dict[str, Any]:
+    """Check and fix one package; its findings and a summary."""
+    check = run_engine("lint_rules", [], package, engine, config)
+    fix = run_engine("fixers.rewrite", ["--diff"], package, engine, config)
+    diff_path = cache / "diffs" / f"{package.name}-{package.version}.diff"
+    diff_path.parent.mkdir(parents=True, exist_ok=True)
+    diff_path.write_text(fix.diff, encoding="utf-8")
+    total, mentions = candidate_files(package.root)
+    summary = {
+        "package": package.name,
+        "version": package.version,
+        "root": str(package.root),
+        "python_files": total,
+        "files_mentioning_get_seq_length": mentions,
+        "check_returncode": check.returncode,
+        "check_stderr": check.stderr.strip(),
+        "fix_returncode": fix.returncode,
+        "fix_summary": last_line(fix.stderr),
+        "fix_diff": str(diff_path),
+        **diff_stats(fix.diff),
+    }
+    return {"summary": summary, "findings": merge(package, check, fix)}
+
+
+def count_table(results: list[dict[str, Any]]) -> str:
+    """The Markdown table of findings per package, by rule and by fix safety."""
+    header = ["package", "files w/ call", "findings", *RULES, *SAFETIES, "files fixed"]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    totals: collections.Counter[str] = collections.Counter()
+    for result in results:
+        summary, findings = result["summary"], result["findings"]
+        counts = counts_of(findings)
+        counts["files w/ call"] = summary["files_mentioning_get_seq_length"]
+        counts["files fixed"] = summary["files_rewritten"]
+        totals.update(counts)
+        name = f"{summary['package']}=={summary['version']}"
+        lines.append(table_row(name, counts, header[1:]))
+    lines.append(table_row("**total**", totals, header[1:]))
+    return "\n".join(lines) + "\n"
+
+
+def counts_of(findings: list[dict[str, Any]]) -> collections.Counter[str]:
+    """Findings counted in total, by code and by fix safety."""
+    counts: collections.Counter[str] = collections.Counter()
+    counts["findings"] = len(findings)
+    counts.update(finding["code"] for finding in findings)
+    counts.update(str(finding["fix_safety"]) for finding in findings)
+    return counts
+
+
+def table_row(name: str, counts: collections.Counter[str], columns: list[str]) -> str:
+    """One Markdown table row."""
+    return "| " + " | ".join([name, *(str(counts[column]) for column in columns)]) + " |"
+
+
+def problems(results: list[dict[str, Any]]) -> list[str]:
+    """Engine runs that failed or reported unreadable files."""
+    found = []
+    for result in results:
+        summary = result["summary"]
+        name = f"{summary['package']}=={summary['version']}"
+        if summary["check_returncode"] != 0 or summary["check_stderr"]:
+            found.append(f"{name}: checker exited {summary['check_returncode']}: {summary['check_stderr']}")
+        if summary["fix_returncode"] != 0:
+            found.append(f"{name}: fixer exited {summary['fix_returncode']}: {summary['fix_summary']}")
+    return found
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "requirements",
+        nargs="*",
+        type=parse_requirement,
+        help="name==version of each package (default: the benchmark set)",
+    )
+    parser.add_argument("-o", "--output", type=Path, default=Path("real_code.json"), help="the JSON file to write")
+    parser.add_argument("--markdown", type=Path, help="also write the count table to this file")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="where downloads are kept (default: %(default)s)")
+    args = parser.parse_args(argv)
+    if not args.requirements:
+        args.requirements = [parse_requirement(text) for text in DEFAULT_REQUIREMENTS]
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fetch, check and fix every package; write the JSON and print the table."""
+    args = parse_args(argv)
+    engine = Path.cwd().resolve()
+    cache = args.cache.resolve()
+    cache.mkdir(parents=True, exist_ok=True)
+    config = cache / "pyproject.toml"
+    config.write_text(NEUTRAL_CONFIG, encoding="utf-8")
+    location = engine_location(engine)
+    print(f"engine: {location}", file=sys.stderr)
+    results = []
+    for requirement in args.requirements:
+        package = fetch(requirement, cache)
+        print(f"checking {package.name}=={package.version}", file=sys.stderr)
+        results.append(analyse(package, engine, config, cache))
+    table = count_table(results)
+    report = {
+        "engine": location,
+        "packages": [result["summary"] for result in results],
+        "findings": [finding for result in results for finding in result["findings"]],
+        "table": table,
+    }
+    args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if args.markdown:
+        args.markdown.write_text(table, encoding="utf-8")
+    print(table, end="")
+    for problem in problems(results):
+        print(f"problem: {problem}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
