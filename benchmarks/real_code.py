@@ -5,7 +5,8 @@ Each `name==version` requirement is fetched with `pip download --no-deps` into
 `python -m lint_rules --format json --exit-zero` and fixed with
 `python -m fixers.rewrite --diff --format json --exit-zero` (safe fixes only, nothing
 written). Every finding goes into one JSON file, and a per-package count table (by
-rule, by fix safety) is printed as Markdown.
+rule, by fix safety) is printed as Markdown. Exit status 1 when an engine run failed
+(its error is printed and kept in the JSON), else 0.
 
 The engine run is the one in the working directory this script is started from (a
 git worktree of another commit runs that commit's engine):
@@ -160,7 +161,10 @@ def run_engine(module: str, extra: list[str], package: Package, engine: Path, co
     command = [sys.executable, "-m", module, "--config", str(config), "--format", "json"]
     command += ["--exit-zero", *extra, str(package.root)]
     done = subprocess.run(command, cwd=engine, env=engine_env(engine), capture_output=True, text=True)
-    diff, findings = split_json_tail(done.stdout) if done.stdout.strip() else ("", [])
+    try:
+        diff, findings = split_json_tail(done.stdout) if done.stdout.strip() else ("", [])
+    except ValueError as error:  # not JSON: keep the run, report it as a problem
+        return EngineRun(done.returncode or 1, [], "", f"{done.stderr}\nunreadable JSON output: {error}")
     return EngineRun(done.returncode, findings, diff, done.stderr)
 
 
@@ -180,7 +184,8 @@ def merge(package: Package, check: EngineRun, fix: EngineRun) -> list[dict[str, 
     rows = []
     for item in check.findings:
         fix_info = item.get("fix") or {}
-        row = {"package": package.name, "version": package.version, "path": relative(item["path"], package.root)}
+        row: dict[str, Any] = {"package": package.name, "version": package.version}
+        row["path"] = relative(item["path"], package.root)
         row.update({key: item.get(key) for key in FINDING_KEYS})
         row["origin_line"] = item.get("origin_line")
         row["fix_safety"] = fix_info.get("safety")
@@ -328,9 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         args.markdown.write_text(table, encoding="utf-8")
     print(table, end="")
-    for problem in problems(results):
+    found = problems(results)
+    for problem in found:
         print(f"problem: {problem}", file=sys.stderr)
-    return 0
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
