@@ -24,6 +24,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 CHECKER = "lint_rules"
 FIXER = "fixers.rewrite"
 FIXER_SUMMARY_PREFIX = "seqlen-guard-fix: "
+FINDING_LINE = re.compile(r"\S.*:\d+:\d+: SLG\d{3} .*")
+"""A finding as the CLIs print it (the fixer adds its status in brackets)."""
 BOM = b"\xef\xbb\xbf"
 NEWLINE = re.compile(rb"\r\n|\r|\n")
 LEGIT_ERROR_REASONS = (
@@ -48,8 +50,17 @@ class Run:
     stdout_bytes: bytes
 
     def error_lines(self) -> list[str]:
-        """stderr without the fixer's summary line: each must be one `path: reason` line."""
-        return [line for line in self.stderr.splitlines() if not line.startswith(FIXER_SUMMARY_PREFIX)]
+        """stderr without the fixer's own lines (summary, notes) and findings (--diff and --check
+        print them there): each must be one `path: reason` line."""
+        return [
+            line
+            for line in self.stderr.splitlines()
+            if not line.startswith(FIXER_SUMMARY_PREFIX) and not FINDING_LINE.fullmatch(line)
+        ]
+
+    def finding_lines(self) -> list[str]:
+        """The findings, from stdout or stderr, whichever the mode prints them on."""
+        return [line for line in (*self.stdout.splitlines(), *self.stderr.splitlines()) if FINDING_LINE.fullmatch(line)]
 
     def errors(self) -> dict[str, str]:
         """`path -> reason` from stderr; fails on a line that is not `path: reason`."""
@@ -62,7 +73,11 @@ class Run:
 
     def summary(self) -> dict[str, int]:
         """The fixer's counts: files scanned, findings, fixed/fixable, files changed, left, errors."""
-        lines = [line for line in self.stderr.splitlines() if line.startswith(FIXER_SUMMARY_PREFIX)]
+        lines = [
+            line
+            for line in self.stderr.splitlines()
+            if line.startswith(FIXER_SUMMARY_PREFIX) and " files scanned, " in line
+        ]
         assert len(lines) == 1, f"expected one summary line\n{self.describe()}"
         match = re.fullmatch(
             r"seqlen-guard-fix: (\d+) files scanned, (\d+) findings, (\d+) (?:fixed|fixable) in (\d+) files, "

@@ -8,7 +8,7 @@ import pytest
 from libcst.codemod import CodemodTest
 
 from fixers.codemod import InsertIntGuards
-from fixers.rewrite import fix_text
+from fixers.fix_files import fix_text
 from lint_rules.checking import check_text
 from lint_rules.findings import FixSafety
 from lint_rules.settings import Settings

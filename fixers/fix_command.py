@@ -1,0 +1,71 @@
+"""The fixer's command (entry: `fixers.rewrite`). With no path it works on the current folder.
+
+stdout carries what the mode produces and nothing else: the findings in place mode, only the
+unified diff with --diff (so that `> fix.patch` is a patch), nothing with --check. Otherwise the
+findings, errors and the summary go to stderr.
+
+Exit status: 0 nothing left to fix; 1 findings remain, or with --check/--diff changes are pending;
+2 a usage error, or a file could not be read, parsed, verified or written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from fixers.fix_files import Mode, fix_paths, is_outside, patch_name
+from fixers.report import EXIT_ERROR, Report
+from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="seqlen-guard-fix",
+        description="Insert int guards after tensor-valued get_seq_length() bindings.",
+    )
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files and folders to fix (default: the current folder)"
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--diff", action="store_true", help="print a unified diff (and nothing else) on stdout; write nothing"
+    )
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    add_common_arguments(parser)
+    return parser
+
+
+def run(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = settings_from_args(args)
+    except ConfigError as error:
+        print(f"seqlen-guard-fix: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    mode = Mode.DIFF if args.diff else Mode.CHECK if args.check else Mode.WRITE
+    findings_stream = sys.stdout if mode is Mode.WRITE else sys.stderr
+    report = Report(mode)
+    outside = 0
+    for outcome in fix_paths(args.paths or [os.curdir], settings, mode, args.jobs):
+        report.add(outcome)
+        sys.stdout.write(outcome.diff)
+        outside += bool(outcome.diff) and is_outside(patch_name(outcome.path))
+        if args.format == "text":
+            findings_stream.write(report.text_lines(outcome))
+        if outcome.error:
+            print(f"{outcome.path}: {outcome.error}", file=sys.stderr)
+    if args.format != "text":
+        findings_stream.write(report.render(args.format))
+    if outside:
+        print(outside_note(outside), file=sys.stderr)
+    print(report.summary(), file=sys.stderr)
+    return report.exit_code(args.exit_zero)
+
+
+def outside_note(count: int) -> str:
+    return (
+        f"seqlen-guard-fix: note: the diff names {count} files outside the current folder (a/../...), "
+        "which git apply and patch refuse; run it from a folder that holds them"
+    )

@@ -1,0 +1,144 @@
+"""One file through the fixer: the engine finds the uses and plans their fixes (one `ast.parse`);
+only a file with an applicable fix is parsed by LibCST and rewritten; every rewrite goes through
+the safety net (`fixers.codemod.carry_out`) before it is shown as a diff or written atomically.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import enum
+import os
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
+
+from fixers.codemod import FixError, applicable_plans, carry_out
+from lint_rules.checking import check_text, parse_and_check
+from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source, split_lines
+from lint_rules.findings import Finding, FixPlan
+from lint_rules.parallel import ordered_map
+from lint_rules.settings import Settings
+
+
+class Mode(str, enum.Enum):
+    WRITE = "write"
+    DIFF = "diff"
+    CHECK = "check"
+
+
+@dataclasses.dataclass(frozen=True)
+class FileOutcome:
+    path: str
+    findings: tuple[Finding, ...] = ()
+    """What the engine reported before any change."""
+    applied: frozenset[FixPlan] = frozenset()
+    """The plans carried out (or, with --diff/--check, that would be)."""
+    diff: str = ""
+    error: str = ""
+    origin_lines: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+    def is_fixed(self, finding: Finding) -> bool:
+        return finding.fix in self.applied
+
+
+def fix_paths(paths: Sequence[str], settings: Settings, mode: Mode, jobs: int) -> Iterator[FileOutcome]:
+    return ordered_map(fix_item, iter_python_files(paths, settings.exclude), jobs, settings, mode)
+
+
+def fix_item(item: str | ReadError, settings: Settings, mode: Mode) -> FileOutcome:
+    if isinstance(item, ReadError):
+        return FileOutcome(item.path, error=item.reason)
+    source = read_source(item)
+    if isinstance(source, ReadError):
+        return FileOutcome(item, error=source.reason)
+    return fix_source(source, settings, mode)
+
+
+def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcome:
+    if not may_contain_source(source.raw, settings.source_methods):
+        return FileOutcome(source.path)
+    checked, tree = parse_and_check(source.path, source.text, settings)
+    outcome = FileOutcome(
+        source.path, checked.findings, error=checked.error, origin_lines=origin_lines(source, checked.findings)
+    )
+    plans = applicable_plans(checked.findings, settings.unsafe_fixes)
+    if checked.error or not plans:
+        return outcome
+    try:
+        new_text = carry_out(source.text, plans, source.path, settings, tree)
+    except FixError as error:
+        return dataclasses.replace(outcome, error=f"{error}; file left untouched")
+    diff = unified_diff(source, new_text) if mode is Mode.DIFF else ""
+    if mode is Mode.WRITE:
+        try:
+            atomic_write(source.path, source.encode(new_text))
+        except OSError as error:
+            return dataclasses.replace(outcome, error=f"cannot write: {error.strerror or error}; file left untouched")
+    return dataclasses.replace(outcome, applied=frozenset(plans), diff=diff)
+
+
+def fix_text(path: str, text: str, settings: Settings) -> str:
+    """`text` with every applicable fix carried out (unchanged if none); raises FixError."""
+    checked = check_text(path, text, settings)
+    if checked.error:
+        raise FixError(checked.error)
+    plans = applicable_plans(checked.findings, settings.unsafe_fixes)
+    return carry_out(text, plans, path, settings) if plans else text
+
+
+def origin_lines(source: SourceFile, findings: Sequence[Finding]) -> tuple[tuple[int, str], ...]:
+    if not findings:
+        return ()
+    lines = split_lines(source.text)
+    wanted = sorted({finding.origin.line for finding in findings})
+    return tuple((line, lines[line - 1]) for line in wanted if 0 < line <= len(lines))
+
+
+def unified_diff(source: SourceFile, new_text: str) -> str:
+    name = patch_name(source.path)
+    bom = "\ufeff" if source.has_bom else ""  # the patch must apply to the bytes on disk
+    old_lines = split_lines(bom + source.text, keepends=True)
+    new_lines = split_lines(bom + new_text, keepends=True)
+    lines = difflib.unified_diff(old_lines, new_lines, f"a/{name}", f"b/{name}")
+    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
+
+
+def patch_name(path: str) -> str:
+    """The name in the `a/` and `b/` headers: relative to the current folder, where `git apply`
+    and `patch -p1` are run; a file outside it keeps its `../` path."""
+    relative = os.path.relpath(path).replace(os.sep, "/")
+    if is_outside(relative):
+        resolved = os.path.relpath(os.path.realpath(path), os.path.realpath(os.curdir)).replace(os.sep, "/")
+        return relative if is_outside(resolved) else resolved
+    return relative
+
+
+def is_outside(name: str) -> bool:
+    """Whether a `patch_name` leads out of the current folder."""
+    return name == ".." or name.startswith("../")
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Replace the file's content in one rename, keeping its permission bits; refuses read-only files."""
+    target = os.path.realpath(path)
+    mode = stat.S_IMODE(os.stat(target).st_mode)
+    if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+        raise PermissionError(1, "read-only file")
+    folder, name = os.path.split(target)
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".seqlen-guard.tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,77 @@
+"""What a fixer run found and did: a status per finding, the other formats, the summary, the exit code."""
+
+from __future__ import annotations
+
+from fixers.fix_files import FileOutcome, Mode
+from lint_rules.findings import Finding, FixSafety
+from lint_rules.formats import render
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class Report:
+    """Counts and prints what the run did."""
+
+    def __init__(self, mode: Mode) -> None:
+        self.mode = mode
+        self.files = 0
+        self.outcomes_with_findings: list[FileOutcome] = []
+        self.findings = self.fixed = self.unsafe = self.unfixable = self.errors = self.changed_files = 0
+
+    def add(self, outcome: FileOutcome) -> None:
+        self.files += 1
+        self.errors += bool(outcome.error)
+        self.changed_files += outcome.changed
+        self.findings += len(outcome.findings)
+        for finding in outcome.findings:
+            if outcome.is_fixed(finding):
+                self.fixed += 1
+            elif finding.fix.safety is FixSafety.UNSAFE:
+                self.unsafe += 1
+            else:
+                self.unfixable += 1
+        if outcome.findings:
+            self.outcomes_with_findings.append(outcome)
+
+    def text_lines(self, outcome: FileOutcome) -> str:
+        return "".join(f"{finding.text()} [{self.status(outcome, finding)}]\n" for finding in outcome.findings)
+
+    def status(self, outcome: FileOutcome, finding: Finding) -> str:
+        if outcome.is_fixed(finding):
+            return "fixed" if self.mode is Mode.WRITE else "fixable"
+        if finding.fix.safety is FixSafety.UNSAFE:
+            return "unsafe fix, not applied without --unsafe-fixes: " + finding.fix.reason.split(";")[0]
+        if finding.fix.safety is FixSafety.NONE:
+            return f"no automatic fix: {finding.fix.reason}"
+        return "not fixed: the file could not be rewritten"
+
+    def render(self, fmt: str) -> str:
+        findings = [finding for outcome in self.outcomes_with_findings for finding in outcome.findings]
+        applied = {(outcome.path, plan) for outcome in self.outcomes_with_findings for plan in outcome.applied}
+        lines = {
+            (outcome.path, line): text for outcome in self.outcomes_with_findings for line, text in outcome.origin_lines
+        }
+        if fmt in ("github", "sarif"):
+            findings = [finding for finding in findings if (finding.path, finding.fix) not in applied]
+        return render(
+            findings,
+            fmt,
+            applied=lambda finding: (finding.path, finding.fix) in applied,
+            source_line=lambda path, line: lines.get((path, line), ""),
+        )
+
+    def summary(self) -> str:
+        verb = "fixed" if self.mode is Mode.WRITE else "fixable"
+        left = self.unsafe + self.unfixable
+        return (
+            f"seqlen-guard-fix: {self.files} files scanned, {self.findings} findings, {self.fixed} {verb} "
+            f"in {self.changed_files} files, {left} left ({self.unsafe} unsafe, {self.unfixable} no automatic fix), "
+            f"{self.errors} errors"
+        )
+
+    def exit_code(self, exit_zero: bool) -> int:
+        if self.errors:
+            return EXIT_ERROR
+        pending = self.mode is not Mode.WRITE and self.fixed
+        left = self.findings - self.fixed
+        return EXIT_FINDINGS if (pending or left) and not exit_zero else EXIT_CLEAN

@@ -1,0 +1,60 @@
+"""Ctrl-C for both command lines: status 130, one line, no traceback, whenever it comes.
+
+The console scripts and `python -m` land here before anything heavy is imported: from then on
+SIGINT only sets a flag, and the run stops at the next file (`stop_if_interrupted`), never in the
+middle of one (LibCST turns an interrupt in its code generator into a KeyError). Only `signal`
+and `typing` are imported here beyond what Python loads at start-up, so the window in which
+Ctrl-C can still raise is Python's own start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    Run = Callable[[Sequence[str] | None], int]
+
+EXIT_INTERRUPTED = 130
+
+_interrupted = False
+
+
+def run_command(module: str, argv: Sequence[str] | None, message: str) -> int:
+    """`module.run(argv)`, with interrupts deferred from before `module` is imported."""
+    previous = defer_interrupts()
+    try:
+        run: Run = importlib.import_module(module).run
+        status = run(argv)
+        stop_if_interrupted()  # Ctrl-C after the last file still means "interrupted"
+    except KeyboardInterrupt:
+        print(message, file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        signal.signal(signal.SIGINT, previous)  # for a caller in the same process (tests)
+    return status
+
+
+def defer_interrupts() -> signal._HANDLER:
+    """From now on Ctrl-C only notes the interrupt; returns the handler it replaces."""
+    global _interrupted
+    _interrupted = False
+    return signal.signal(signal.SIGINT, _note_interrupt)
+
+
+def _note_interrupt(signum: int, frame: object) -> None:
+    global _interrupted
+    _interrupted = True
+
+
+def interrupted() -> bool:
+    return _interrupted
+
+
+def stop_if_interrupted() -> None:
+    if _interrupted:
+        raise KeyboardInterrupt
