@@ -44,10 +44,19 @@ def _canon(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
+class InstallError(RuntimeError):
+    """A release that cannot be installed here; the message says why (pip's own words)."""
+
+
 def _pip(*args: str) -> None:
     cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
     print("+", " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    print(proc.stdout, end="", flush=True)
+    if proc.returncode != 0:
+        print(proc.stderr, end="", file=sys.stderr, flush=True)
+        errors = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")] or proc.stderr.splitlines()
+        raise InstallError(f"pip {' '.join(args)} exited {proc.returncode}: {' '.join(errors[-3:]).strip()}")
 
 
 def _dist_metadata(target: Path, name: str) -> metadata.Distribution | None:
@@ -104,7 +113,7 @@ def build(target: Path | None = None, version: str = DEFAULT_VERSION) -> Path:
     _pip("install", "--no-deps", "--target", str(target), f"transformers=={version}")
     dist = _dist_metadata(target, "transformers")
     if dist is None or dist.version != version:
-        raise RuntimeError(f"transformers {version} not found in {target} after install")
+        raise InstallError(f"transformers {version} not found in {target} after install")
     extra = _unsatisfied_requirements(target, dist)
     if extra:
         # --no-deps again: their own dependencies (huggingface_hub, ...) come from the venv;
@@ -114,20 +123,20 @@ def build(target: Path | None = None, version: str = DEFAULT_VERSION) -> Path:
     for installed in metadata.distributions(path=[str(target)]):
         left = _unsatisfied_requirements(target, installed)
         if left:
-            raise RuntimeError(f"{installed.metadata['Name']}: requirements unsatisfied in {target}: {left}")
+            raise InstallError(f"{installed.metadata['Name']}: requirements unsatisfied in {target}: {left}")
     if (target / "torch").exists():
-        raise RuntimeError(f"torch was installed into {target}; refusing to use it")
+        raise InstallError(f"torch was installed into {target}; refusing to use it")
     # A quick import check in a fresh interpreter, with the target first on sys.path.
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); import transformers, torch; "
         "assert transformers.__file__.startswith(sys.argv[1]), transformers.__file__; "
         "print(transformers.__version__)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe, str(target)], check=True, capture_output=True, text=True
-    ).stdout.strip()
-    if out != version:
-        raise RuntimeError(f"import check: expected transformers {version}, got {out!r}")
+    proc = subprocess.run([sys.executable, "-c", probe, str(target)], capture_output=True, text=True)
+    out = proc.stdout.strip()
+    if proc.returncode != 0 or out != version:
+        last = (proc.stderr.strip().splitlines() or [""])[-1]
+        raise InstallError(f"import check: expected transformers {version}, got {out!r} {last}".strip())
     (target / STAMP).write_text(json.dumps({"transformers": version, "extra": extra}, indent=1))
     print(f"{target}: transformers {version} built (extra: {extra or 'none'})", flush=True)
     return target

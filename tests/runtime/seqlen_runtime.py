@@ -24,6 +24,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,21 +53,27 @@ NEWEST_VERSION = "5.24.0"  # newest 5.x, built into .runtime/ by build_envs.py
 MODEL = {
     "report": "gpt2",
     "inputs_embeds": "gpt2",
+    "beam_search": "gpt2",
     "chunked_prefill": "llama",
     "continue_cache": "llama",
+    "assisted": "llama",
+    "assisted_static_assistant": "llama",
+    "position_ids": "llama",
 }
+# The generation modes beyond the report, each on the path of one of the fixer's guards
+MODES = ("assisted", "assisted_static_assistant", "beam_search", "position_ids")
 PLAN = {
-    VENV_VERSION: ("report", "chunked_prefill", "continue_cache", "inputs_embeds"),
+    VENV_VERSION: ("report", "chunked_prefill", "continue_cache", "inputs_embeds", *MODES),
     # chunked_prefill is cheap here (the Llama subprocess runs anyway) and runs the
     # guards the fixer adds to 5.24.0's chunk loop
-    NEWEST_VERSION: ("report", "continue_cache", "chunked_prefill"),
+    NEWEST_VERSION: ("report", "continue_cache", "chunked_prefill", *MODES),
 }
 VARIANTS = ("unmodified", "rewritten")
 
 
-def scenario_group(version: str, model: str) -> list[str]:
+def scenario_group(version: str, model: str, plan: dict[str, tuple[str, ...]] = PLAN) -> list[str]:
     """The scenarios one subprocess runs: all of the release's scenarios for that model."""
-    return [s for s in PLAN[version] if MODEL[s] == model]
+    return [s for s in plan[version] if MODEL[s] == model]
 
 
 def load_build_envs() -> Any:
@@ -129,6 +136,60 @@ def tree_digests(package: Path) -> dict[str, str]:
     return out
 
 
+def _is_int_guard(node: ast.stmt) -> str | None:
+    """The guarded name if ``node`` is ``if isinstance(NAME, torch.Tensor): NAME = int(NAME.item())``."""
+    if not (isinstance(node, ast.If) and not node.orelse and len(node.body) == 1):
+        return None
+    test, body = node.test, node.body[0]
+    is_isinstance = (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0], ast.Name)
+        and ast.unparse(test.args[1]) == "torch.Tensor"
+    )
+    if not is_isinstance or not isinstance(body, ast.Assign):
+        return None
+    name = test.args[0].id  # type: ignore[union-attr]
+    targets = [t.id for t in body.targets if isinstance(t, ast.Name)]
+    return name if targets == [name] and ast.unparse(body.value) == f"int({name}.item())" else None
+
+
+def guard_sites(package: Path, relpaths: Iterable[str]) -> list[dict]:
+    """Every int guard in the given files of a rewritten package, with its enclosing function."""
+    sites: list[dict] = []
+
+    def visit(node: ast.AST, scope: list[str], relpath: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = [*scope, child.name]
+            elif isinstance(child, ast.stmt) and (name := _is_int_guard(child)) is not None:
+                sites.append(
+                    {
+                        "file": str((package / relpath).resolve()),
+                        "relpath": relpath,
+                        "line": child.lineno,
+                        "end_line": child.end_lineno,
+                        "name": name,
+                        "function": ".".join(scope),
+                    }
+                )
+            visit(child, inner, relpath)
+
+    for relpath in relpaths:
+        if relpath.endswith(".py"):
+            visit(ast.parse((package / relpath).read_text()), [], relpath)
+    return sites
+
+
+def fixer_summary(stderr: str) -> str | None:
+    """The fixer's closing summary line (``seqlen-guard-fix: N files scanned, ...``)."""
+    lines = [line for line in stderr.splitlines() if line.startswith("seqlen-guard-fix: ") and "scanned" in line]
+    return lines[-1].removeprefix("seqlen-guard-fix: ") if lines else None
+
+
 def function_source(path: Path, qualname: str) -> str | None:
     """Source of ``Class.method`` or ``function`` in ``path``, or None."""
     source = path.read_text()
@@ -146,6 +207,63 @@ def function_source(path: Path, qualname: str) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- comparing runs
+
+
+def call_types(call: dict) -> list[str]:
+    return [r["type"] for r in call["next_sequence_length"]]
+
+
+def run_values(run: dict) -> list[list[int | None]]:
+    return [[r["value"] for r in call["next_sequence_length"]] for call in run["calls"]]
+
+
+def run_tokens(run: dict) -> list[list[list[int]]]:
+    return [call["tokens"] for call in run["calls"]]
+
+
+def normalize_reason(reason: str) -> str:
+    """First line of a Dynamo message without source locations (the copy lives elsewhere
+    and a rewritten file has shifted line numbers)."""
+    line = reason.strip().splitlines()[0] if reason.strip() else ""
+    line = line.split("  #")[0]  # guard failures append '# <source>  # <file>:<line> in <fn>'
+    line = re.sub(r"\S*transformers/", "transformers/", line)
+    line = re.sub(r"\b\d{6,}\b", "<id>", line)  # type ids in ___check_type_id guards
+    return re.sub(r"(\.py)?:\d+", r"\1", line).strip()
+
+
+def compile_profile(counters: dict) -> dict:
+    """What the rewrite must leave unchanged, from torch._dynamo.utils.counters:
+
+    - frames total / ok: frames Dynamo converted, recompiles included; a guard added
+      inside compiled code would show up as an extra frame (the code after the break);
+    - stats unique_graphs: FX graphs handed to Inductor; each graph break or recompile
+      makes one more;
+    - stats calls_captured: operations captured into those graphs; changes if rewritten
+      code runs inside the compiled forward (e.g. a guard in a cache method);
+    - graph_break: graph breaks by reason (a `.item()` in compiled code is one);
+    - guard failures: the reason of every recompile.
+    Inductor's own counters (FX cache hits, pattern matches) depend on what ran before
+    and are left out.
+    """
+    frames = counters.get("frames", {})
+    stats = counters.get("stats", {})
+    breaks = counters.get("graph_break", {})
+    failures = counters.get("guard_failures", {})
+    return {
+        "frames_total": frames.get("total", 0),
+        "frames_ok": frames.get("ok", 0),
+        "unique_graphs": stats.get("unique_graphs", 0),
+        "calls_captured": stats.get("calls_captured", 0),
+        "graph_breaks": sum(breaks.values()),
+        "graph_break_reasons": sorted(normalize_reason(r) for r in breaks),
+        "recompiles": sum(len(v) for v in failures.values()),
+        "recompile_reasons": sorted(
+            f"{code.split('@')[0]}: {normalize_reason(r)}" for code, rs in failures.items() for r in rs
+        ),
+    }
+
+
 # --------------------------------------------------------------------------- jobs
 
 
@@ -153,11 +271,26 @@ class JobFailed(AssertionError):
     pass
 
 
+def default_fixer_root() -> Path:
+    """Where ``python -m fixers.rewrite`` runs: the checkout, or the tree named by
+    ``SEQLEN_GUARD_FIXER_ROOT`` (e.g. an exported commit while the engine is being edited)."""
+    return Path(os.environ.get("SEQLEN_GUARD_FIXER_ROOT") or REPO_ROOT).resolve()
+
+
 class Jobs:
-    def __init__(self, shared: Path, cache_dir: Path, releases: dict[str, Release]):
+    def __init__(
+        self,
+        shared: Path,
+        cache_dir: Path,
+        releases: dict[str, Release],
+        plan: dict[str, tuple[str, ...]] = PLAN,
+        fixer_root: Path | None = None,
+    ):
         self.shared = shared
         self.cache_dir = cache_dir
         self.releases = releases
+        self.plan = plan
+        self.fixer_root = fixer_root or default_fixer_root()
         self._memo: dict[Any, Any] = {}
         self._memo_lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -196,7 +329,7 @@ class Jobs:
             cmd = [sys.executable, "-m", "fixers.rewrite", str(root / "transformers"), "--format", "json"]
             start = time.perf_counter()
             try:
-                proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=FIXER_TIMEOUT_S)
+                proc = subprocess.run(cmd, cwd=self.fixer_root, capture_output=True, text=True, timeout=FIXER_TIMEOUT_S)
                 rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
             except subprocess.TimeoutExpired as exc:
                 rc, stdout, stderr = -1, str(exc.stdout or ""), f"timed out after {FIXER_TIMEOUT_S}s"
@@ -207,6 +340,7 @@ class Jobs:
                 findings = None
             data = {
                 "command": cmd,
+                "fixer_root": str(self.fixer_root),
                 "returncode": rc,
                 "findings": findings,
                 "stdout": stdout if findings is None else None,
@@ -260,7 +394,7 @@ class Jobs:
             expected_package = rewritten.package
         name = f"scenarios-{version}-{variant}-{model}"
         record = self.shared / f"{name}.json"
-        group = scenario_group(version, model)
+        group = scenario_group(version, model, self.plan)
 
         def work() -> None:
             tmp = self.shared / f"{name}.out"
@@ -280,6 +414,11 @@ class Jobs:
                 cmd += ["--path", str(p)]
             for s in group:
                 cmd += ["--scenario", s]
+            if rewritten is not None:
+                # scenarios.py records the type of each guarded value before and after its guard
+                guards = self.shared / f"{name}.guards.json"
+                guards.write_text(json.dumps(guard_sites(rewritten.package, rewritten.changed)))
+                cmd += ["--guards", str(guards)]
             start = time.perf_counter()
             try:
                 proc = subprocess.run(

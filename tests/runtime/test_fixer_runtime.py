@@ -18,17 +18,32 @@ and eagerly (``tests/runtime/scenarios.py``). The tests compare the results:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import seqlen_runtime as rt
-from seqlen_runtime import MODEL, NEWEST_VERSION, PLAN, REPO_ROOT, VENV_VERSION, Jobs, Release, function_source
+from seqlen_runtime import (
+    MODEL,
+    NEWEST_VERSION,
+    PLAN,
+    REPO_ROOT,
+    VENV_VERSION,
+    Jobs,
+    Release,
+    call_types,
+    compile_profile,
+    function_source,
+    run_tokens,
+    run_values,
+)
 
 pytestmark = pytest.mark.runtime
 
 # generate() calls per scenario (see scenarios.py), each generating NEW_TOKENS tokens
-CALLS = {"report": 3, "chunked_prefill": 2, "continue_cache": 2, "inputs_embeds": 2}
+CALLS = {
+    "report": 3, "chunked_prefill": 2, "continue_cache": 2, "inputs_embeds": 2,
+    "beam_search": 2, "assisted": 2, "assisted_static_assistant": 2, "position_ids": 2,
+}  # fmt: skip
 NEW_TOKENS = 4
 
 # Where the unmodified release passes a tensor as next_sequence_length on a later
@@ -41,7 +56,40 @@ RED = {
     (VENV_VERSION, "report"),
     (VENV_VERSION, "continue_cache"),
     (VENV_VERSION, "inputs_embeds"),
+    (VENV_VERSION, "beam_search"),
     (NEWEST_VERSION, "continue_cache"),
+}
+
+# Where a release cannot run a mode with a static cache: the start of its own error, raised
+# alike by the unmodified and the rewritten package (measured). With a static cache for the
+# assistant too, the assistant's second generate() gets both its cache and the static
+# cache_implementation copied from its generation config, which generate() refuses.
+_BOTH_CACHES = (
+    "ValueError: Passing both `cache_implementation` (used to initialize certain caches) and `{}` (a Cache object)"
+)
+CANNOT_RUN = {
+    (VENV_VERSION, "assisted_static_assistant"): _BOTH_CACHES.format("past_key_values"),
+    (NEWEST_VERSION, "assisted_static_assistant"): _BOTH_CACHES.format("cache"),
+}
+# Where the unmodified release crashes on a later generate() call and the rewritten one runs:
+# 5.5.x's shape-(1,) cache length in torch.arange() in the position-ids helper.
+FIXED_CRASH = {
+    (VENV_VERSION, "position_ids"): "TypeError: arange() received an invalid combination of arguments - got (Tensor, ",
+}
+# Where generate() silently uses another cache than the static one asked for (measured):
+# 5.5.3's assisted decoding runs the main model with a DynamicCache.
+CACHE_USED = {(VENV_VERSION, "assisted"): "DynamicCache"}
+# The guard each generation mode goes through, and the type of the value when the guard is
+# reached (rewritten package, eager): shape (1,) in 5.5.x, 0-dim from 5.13 on; an int where
+# the assistant keeps its default dynamic cache. 5.5.3's candidate generator has no
+# get_seq_length() call, so nothing to guard there.
+MODE_GUARD = {
+    (VENV_VERSION, "beam_search"): ("CacheLayerMixin.reorder_cache", "Tensor[1]"),
+    (NEWEST_VERSION, "beam_search"): ("CacheLayerMixin.reorder_cache", "Tensor[]"),
+    (VENV_VERSION, "position_ids"): ("GenerationMixin._prepare_position_ids_for_generation", "Tensor[1]"),
+    (NEWEST_VERSION, "position_ids"): ("GenerationMixin._prepare_position_ids_for_generation", "Tensor[]"),
+    (NEWEST_VERSION, "assisted"): ("AssistedCandidateGenerator._update_past_and_masks", "int"),
+    (NEWEST_VERSION, "assisted_static_assistant"): ("AssistedCandidateGenerator._update_past_and_masks", "Tensor[]"),
 }
 INT_TYPES = {"int", "NoneType"}
 GUARD = "if isinstance(past_length, torch.Tensor):"
@@ -51,6 +99,7 @@ FINDING_KEYS = {
 }  # fmt: skip
 
 CASES = [(v, s) for v, scenarios in PLAN.items() for s in scenarios]
+RUNNING_CASES = [c for c in CASES if c not in CANNOT_RUN and c not in FIXED_CRASH]
 
 
 def _ids(case: tuple[str, str]) -> str:
@@ -118,111 +167,97 @@ def test_fixer_rewrote_the_package(fixer_version: str, releases: dict[str, Relea
 # --------------------------------------------------------------------------- scenarios
 
 
-def _types(call: dict) -> list[str]:
-    return [r["type"] for r in call["next_sequence_length"]]
-
-
-def _values(run: dict) -> list[list[int | None]]:
-    return [[r["value"] for r in call["next_sequence_length"]] for call in run["calls"]]
-
-
-def _tokens(run: dict) -> list[list[list[int]]]:
-    return [call["tokens"] for call in run["calls"]]
-
-
-def _normalize_reason(reason: str) -> str:
-    """First line of a Dynamo message without source locations (the copy lives elsewhere
-    and a rewritten file has shifted line numbers)."""
-    line = reason.strip().splitlines()[0] if reason.strip() else ""
-    line = line.split("  #")[0]  # guard failures append '# <source>  # <file>:<line> in <fn>'
-    line = re.sub(r"\S*transformers/", "transformers/", line)
-    line = re.sub(r"\b\d{6,}\b", "<id>", line)  # type ids in ___check_type_id guards
-    return re.sub(r"(\.py)?:\d+", r"\1", line).strip()
-
-
-def compile_profile(counters: dict) -> dict:
-    """What the rewrite must leave unchanged, from torch._dynamo.utils.counters:
-
-    - frames total / ok: frames Dynamo converted, recompiles included; a guard added
-      inside compiled code would show up as an extra frame (the code after the break);
-    - stats unique_graphs: FX graphs handed to Inductor; each graph break or recompile
-      makes one more;
-    - stats calls_captured: operations captured into those graphs; changes if rewritten
-      code runs inside the compiled forward (e.g. a guard in a cache method);
-    - graph_break: graph breaks by reason (a `.item()` in compiled code is one);
-    - guard failures: the reason of every recompile.
-    Inductor's own counters (FX cache hits, pattern matches) depend on what ran before
-    and are left out.
-    """
-    frames = counters.get("frames", {})
-    stats = counters.get("stats", {})
-    breaks = counters.get("graph_break", {})
-    failures = counters.get("guard_failures", {})
-    return {
-        "frames_total": frames.get("total", 0),
-        "frames_ok": frames.get("ok", 0),
-        "unique_graphs": stats.get("unique_graphs", 0),
-        "calls_captured": stats.get("calls_captured", 0),
-        "graph_breaks": sum(breaks.values()),
-        "graph_break_reasons": sorted(_normalize_reason(r) for r in breaks),
-        "recompiles": sum(len(v) for v in failures.values()),
-        "recompile_reasons": sorted(
-            f"{code.split('@')[0]}: {_normalize_reason(r)}" for code, rs in failures.items() for r in rs
-        ),
-    }
-
-
-@pytest.mark.parametrize("case", CASES, ids=_ids)
-def test_scenario(case: tuple[str, str], releases: dict[str, Release], jobs: Jobs) -> None:
-    version, scenario = case
+def scenario_docs(jobs: Jobs, releases: dict[str, Release], version: str, scenario: str) -> dict[str, dict]:
+    """Both variants' subprocess documents, checked to come from the package each was meant to import."""
     release_for(releases, version)
     docs = {variant: jobs.scenarios(version, variant, MODEL[scenario]) for variant in rt.VARIANTS}
-
     for variant, doc in docs.items():
         assert doc is not None
         where = f"{variant} {version}"
         assert doc["transformers_version"] == version, where
         # the subprocess imported the package it was meant to (the copy, for "rewritten")
         assert doc["transformers_file"].startswith(doc["expected_package"] + "/"), (where, doc["transformers_file"])
-        for mode, run in doc["scenarios"][scenario].items():
-            assert run["error"] is None, f"{where} {mode}: {run['error']}\n{run.get('traceback', '')}"
-            assert len(run["calls"]) == CALLS[scenario], (where, mode)
-            for call in run["calls"]:
-                assert all(len(row) == NEW_TOKENS for row in call["tokens"]), (where, mode, call["tokens"])
     assert docs["rewritten"]["tree_unchanged_since_fixer"], "the rewritten copy was modified after the fixer ran"
+    return {variant: doc["scenarios"][scenario] for variant, doc in docs.items()}
 
-    unmod, rewr = docs["unmodified"]["scenarios"][scenario], docs["rewritten"]["scenarios"][scenario]
-    detail = {
-        f"{v}/{m}": [_types(c) for c in docs[v]["scenarios"][scenario][m]["calls"]]
-        for v in docs
-        for m in ("compiled", "eager")
-    }
+
+def assert_completed(runs: dict[str, dict], variant: str, version: str, scenario: str) -> None:
+    for mode, run in runs[variant].items():
+        where = f"{variant} {version} {mode}"
+        assert run["error"] is None, f"{where}: {run['error']}\n{run.get('traceback', '')}"
+        assert len(run["calls"]) == CALLS[scenario], where
+        for call in run["calls"]:
+            assert all(len(row) == NEW_TOKENS for row in call["tokens"]), (where, call["tokens"])
+
+
+def assert_int_contract(run: dict, where: str) -> None:
+    """next_sequence_length is an int or None on every call."""
+    for i, call in enumerate(run["calls"]):
+        assert set(call_types(call)) <= INT_TYPES, f"{where}, generate() call {i}: {call_types(call)}"
+
+
+def assert_guards(runs: dict[str, dict], version: str, scenario: str) -> None:
+    """Every guard the rewritten eager run reached left an int; the mode's own guard was reached."""
+    guards = runs["rewritten"]["eager"].get("guarded_values")
+    assert guards is not None, "the rewritten eager run recorded no guarded values"
+    for guard in guards:
+        assert set(guard["after"]) <= INT_TYPES, f"after its guard: {guard}"
+    if (version, scenario) in MODE_GUARD:
+        function, before = MODE_GUARD[(version, scenario)]
+        reached = [g for g in guards if g["function"] == function]
+        assert reached, f"no guard in {function} was reached; reached: {[g['function'] for g in guards]}"
+        seen = {t for g in reached for t in g["before"]}
+        # an int where the cache is not yet initialized (a first call); otherwise the measured type
+        assert (seen - {"int"} if before.startswith("Tensor") else seen) == {before}, f"{function}: {reached}"
+
+
+def assert_cache_used(runs: dict[str, dict], version: str, scenario: str) -> None:
+    """The cache generate() returned is the static one asked for, or the one the release uses instead."""
+    expected = CACHE_USED.get((version, scenario), "StaticCache")
+    for variant, by_mode in runs.items():
+        for mode, run in by_mode.items():
+            used = {call["cache"] for call in run["calls"]}
+            assert used == {expected}, f"{variant} {mode}: generate() returned {used}, expected {expected}"
+
+
+@pytest.mark.parametrize("case", RUNNING_CASES, ids=_ids)
+def test_scenario(case: tuple[str, str], releases: dict[str, Release], jobs: Jobs) -> None:
+    version, scenario = case
+    runs = scenario_docs(jobs, releases, version, scenario)
+    for variant in rt.VARIANTS:
+        assert_completed(runs, variant, version, scenario)
+    unmod, rewr = runs["unmodified"], runs["rewritten"]
+    detail = {f"{v}/{m}": [call_types(c) for c in runs[v][m]["calls"]] for v in runs for m in ("compiled", "eager")}
 
     # 1. the int contract: with the rewritten package, next_sequence_length is an int or None
     for mode in ("compiled", "eager"):
-        for i, call in enumerate(rewr[mode]["calls"]):
-            assert set(_types(call)) <= INT_TYPES, f"rewritten {mode}, generate() call {i}: {detail}"
+        assert_int_contract(rewr[mode], f"rewritten {mode}")
 
     # ... and red before green: the unmodified package passes a tensor on a later call
     for mode in ("compiled", "eager"):
         calls = unmod[mode]["calls"]
-        assert set(_types(calls[0])) <= INT_TYPES, f"first call sees an uninitialized cache: {detail}"
-        later_tensor = any("Tensor" in _types(c) for c in calls[1:])
+        assert set(call_types(calls[0])) <= INT_TYPES, f"first call sees an uninitialized cache: {detail}"
+        later_tensor = any("Tensor" in call_types(c) for c in calls[1:])
         if (version, scenario) in RED:
             assert later_tensor, f"expected a tensor next_sequence_length from unmodified {version}: {detail}"
         else:
-            assert not later_tensor and all(set(_types(c)) <= INT_TYPES for c in calls), (
+            assert not later_tensor and all(set(call_types(c)) <= INT_TYPES for c in calls), (
                 f"unmodified {version} {scenario} was measured to pass ints only; now: {detail}"
             )
         # the same lengths either way: the rewrite changes the type, not the number
-        assert _values(unmod[mode]) == _values(rewr[mode]), detail
+        assert run_values(unmod[mode]) == run_values(rewr[mode]), detail
+
+    # ... and every guarded value is an int after its guard
+    assert_guards(runs, version, scenario)
+    if scenario in rt.MODES:
+        assert_cache_used(runs, version, scenario)
 
     # 2. identical greedy tokens: unmodified / rewritten x compiled / eager
-    reference = _tokens(unmod["eager"])
+    reference = run_tokens(unmod["eager"])
     for variant, run in (("unmodified", unmod), ("rewritten", rewr)):
         for mode in ("compiled", "eager"):
             margins = [c["min_margin"] for c in run[mode]["calls"]]
-            assert _tokens(run[mode]) == reference, f"{variant} {mode} tokens differ (logit margins {margins})"
+            assert run_tokens(run[mode]) == reference, f"{variant} {mode} tokens differ (logit margins {margins})"
 
     # 3. no extra frames, graphs, recompiles or graph breaks from the rewrite
     before = compile_profile(unmod["compiled"]["counters"])
@@ -230,3 +265,46 @@ def test_scenario(case: tuple[str, str], releases: dict[str, Release], jobs: Job
     assert before["unique_graphs"] > 0 and before["frames_ok"] > 0, f"nothing was compiled: {before}"
     # equal, not just "no more": a host-side guard must leave the compiled code alone
     assert after == before, f"compile profile changed\nunmodified: {before}\nrewritten:  {after}"
+
+
+@pytest.mark.parametrize("case", list(CANNOT_RUN), ids=_ids)
+def test_mode_the_release_cannot_run(case: tuple[str, str], releases: dict[str, Release], jobs: Jobs) -> None:
+    """The release refuses the mode with a static cache: the same error of its own, with and without the fix."""
+    version, scenario = case
+    runs = scenario_docs(jobs, releases, version, scenario)
+    expected = CANNOT_RUN[case]
+    for mode in ("compiled", "eager"):
+        errors = {variant: runs[variant][mode]["error"] for variant in rt.VARIANTS}
+        assert errors["unmodified"] is not None and errors["unmodified"].startswith(expected), errors
+        assert errors["rewritten"] == errors["unmodified"], errors
+        for variant in rt.VARIANTS:
+            frames = [line for line in runs[variant][mode]["traceback"].splitlines() if line.startswith('  File "')]
+            assert "/transformers/" in frames[-1], f"raised outside transformers: {frames[-1]}"
+        assert run_tokens(runs["rewritten"][mode]) == run_tokens(runs["unmodified"][mode])
+    # the guards run before the release gives up
+    assert_guards(runs, version, scenario)
+
+
+@pytest.mark.parametrize("case", list(FIXED_CRASH), ids=_ids)
+def test_crash_the_fix_repairs(case: tuple[str, str], releases: dict[str, Release], jobs: Jobs) -> None:
+    """The unmodified release crashes on the later call (its own error); the rewritten one runs it."""
+    version, scenario = case
+    runs = scenario_docs(jobs, releases, version, scenario)
+    unmod, rewr = runs["unmodified"], runs["rewritten"]
+    for mode in ("compiled", "eager"):
+        error = unmod[mode]["error"]
+        assert error is not None and error.startswith(FIXED_CRASH[case]), error
+        assert len(unmod[mode]["calls"]) == 1, "the first call sees an uninitialized cache and completes"
+    assert_completed(runs, "rewritten", version, scenario)
+    for mode in ("compiled", "eager"):
+        assert_int_contract(rewr[mode], f"rewritten {mode}")
+    assert_guards(runs, version, scenario)
+    # tokens: the rewritten runs agree with each other, and with the unmodified call that completed
+    assert run_tokens(rewr["compiled"]) == run_tokens(rewr["eager"])
+    for mode in ("compiled", "eager"):
+        assert run_tokens(rewr[mode])[:1] == run_tokens(unmod[mode])
+    # compilation: the unmodified run stopped early, so its counters cover less; neither breaks the graph
+    before = compile_profile(unmod["compiled"]["counters"])
+    after = compile_profile(rewr["compiled"]["counters"])
+    assert before["graph_breaks"] == after["graph_breaks"] == 0, (before, after)
+    assert set(before["recompile_reasons"]) <= set(after["recompile_reasons"]), (before, after)
