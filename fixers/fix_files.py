@@ -13,7 +13,8 @@ import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 
-from fixers.codemod import FixError, applicable_plans, carry_out
+from fixers.fixing import applicable_plans, carry_out
+from fixers.guards import FixError
 from lint_rules.checking import check_text, parse_and_check
 from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source, split_lines
 from lint_rules.findings import Finding, FixPlan

@@ -42,9 +42,24 @@ def rewrite_problem(
 
 
 def line_opcodes(old_text: str, new_text: str) -> Sequence[tuple[str, int, int, int, int]]:
+    """difflib's opcodes for the two texts' lines; the lines both start and end with are matched
+    up front, so that difflib only works on the stretch that holds the fixes."""
     old_lines = split_lines(old_text, keepends=True)
     new_lines = split_lines(new_text, keepends=True)
-    return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    start = common_prefix_length(old_lines, new_lines)
+    end = common_prefix_length(old_lines[start:][::-1], new_lines[start:][::-1])
+    old_end, new_end = len(old_lines) - end, len(new_lines) - end
+    middle = difflib.SequenceMatcher(None, old_lines[start:old_end], new_lines[start:new_end], autojunk=False)
+    opcodes = [("equal", 0, start, 0, start)]
+    opcodes += [(tag, i + start, j + start, k + start, m + start) for tag, i, j, k, m in middle.get_opcodes()]
+    opcodes.append(("equal", old_end, len(old_lines), new_end, len(new_lines)))
+    return [opcode for opcode in opcodes if opcode[1] < opcode[2] or opcode[3] < opcode[4]]
+
+
+def common_prefix_length(first: Sequence[str], second: Sequence[str]) -> int:
+    return next(
+        (index for index, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), min(len(first), len(second))
+    )
 
 
 def changed_original_lines(opcodes: Sequence[tuple[str, int, int, int, int]], allowed: set[int]) -> str:
@@ -62,21 +77,59 @@ def same_code(
 ) -> bool:
     """The trees are equal once the insertions are taken out.
 
-    Original lines are known to be kept (`changed_original_lines`), so only the top-level statements
-    that hold a new line are compared in full; the others are compared by kind.
+    Original lines are known to be kept (`changed_original_lines`), so only the statements that hold
+    a new line are compared in full, and the others by kind, at every level: in a class or function
+    that holds a new line, the header is compared in full and the body statement by statement.
     """
     stripper = StripInsertions(guarded, hoisted)
     old_body = stripper.strip_block(strip_torch_import(old_tree.body))
     new_body = stripper.strip_block(strip_torch_import(new_tree.body))
+    return same_statements(old_body, new_body, touched, stripper)
+
+
+def same_statements(
+    old_body: list[ast.stmt], new_body: list[ast.stmt], touched: set[int], stripper: StripInsertions
+) -> bool:
     if len(old_body) != len(new_body):
         return False
-    for old, new in zip(old_body, new_body, strict=False):
+    for old, new in zip(old_body, new_body, strict=True):
         if type(old) is not type(new):
             return False
-        was_touched = touched & set(range(new.lineno, (new.end_lineno or new.lineno) + 1))
-        if was_touched and ast.dump(stripper.visit(old)) != ast.dump(stripper.visit(new)):
+        if not touched & statement_lines(new):
+            continue
+        if isinstance(old, DEFINITIONS) and isinstance(new, DEFINITIONS):
+            if not same_definition(old, new, touched, stripper):
+                return False
+        elif ast.dump(stripper.visit(old)) != ast.dump(stripper.visit(new)):
             return False
     return True
+
+
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def same_definition(old: Definition, new: Definition, touched: set[int], stripper: StripInsertions) -> bool:
+    """Headers (decorators, name, arguments, bases, annotations) equal, bodies equal as statements."""
+    for field, old_value in ast.iter_fields(old):
+        if field != "body" and dump_field(old_value) != dump_field(getattr(new, field)):
+            return False
+    old_body = stripper.strip_block(old.body)
+    new_body = stripper.strip_block(new.body)
+    return same_statements(old_body, new_body, touched, stripper)
+
+
+def dump_field(value: object) -> str:
+    if isinstance(value, list):
+        return repr([dump_field(item) for item in value])
+    return ast.dump(value) if isinstance(value, ast.AST) else repr(value)
+
+
+def statement_lines(statement: ast.stmt) -> set[int]:
+    """The statement's lines, its decorators included."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    first = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+    return set(range(first, (statement.end_lineno or statement.lineno) + 1))
 
 
 def strip_torch_import(body: list[ast.stmt]) -> list[ast.stmt]:
