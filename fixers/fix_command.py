@@ -15,7 +15,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from fixers.fix_files import Mode, fix_paths, is_outside, patch_name
+from fixers.fix_files import Mode, fix_paths
+from fixers.patch import is_outside, patch_name
 from fixers.report import EXIT_ERROR, Report
 from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
 

@@ -6,7 +6,6 @@ the safety net (`fixers.codemod.carry_out`) before it is shown as a diff or writ
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 import os
 import stat
@@ -15,6 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from fixers.fixing import applicable_plans, carry_out
 from fixers.guards import FixError
+from fixers.patch import unified_diff
 from lint_rules.checking import check_text, parse_and_check
 from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source, split_lines
 from lint_rules.findings import Finding, FixPlan
@@ -74,7 +74,8 @@ def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcom
         new_text = carry_out(source.text, plans, source.path, settings, tree)
     except FixError as error:
         return dataclasses.replace(outcome, error=f"{error}; file left untouched")
-    diff = unified_diff(source, new_text) if mode is Mode.DIFF else ""
+    bom = "\ufeff" if source.has_bom else ""
+    diff = unified_diff(source.path, source.text, new_text, bom) if mode is Mode.DIFF else ""
     if mode is Mode.WRITE:
         try:
             atomic_write(source.path, source.encode(new_text))
@@ -98,30 +99,6 @@ def origin_lines(source: SourceFile, findings: Sequence[Finding]) -> tuple[tuple
     lines = split_lines(source.text)
     wanted = sorted({finding.origin.line for finding in findings})
     return tuple((line, lines[line - 1]) for line in wanted if 0 < line <= len(lines))
-
-
-def unified_diff(source: SourceFile, new_text: str) -> str:
-    name = patch_name(source.path)
-    bom = "\ufeff" if source.has_bom else ""  # the patch must apply to the bytes on disk
-    old_lines = split_lines(bom + source.text, keepends=True)
-    new_lines = split_lines(bom + new_text, keepends=True)
-    lines = difflib.unified_diff(old_lines, new_lines, f"a/{name}", f"b/{name}")
-    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of file\n" for line in lines)
-
-
-def patch_name(path: str) -> str:
-    """The name in the `a/` and `b/` headers: relative to the current folder, where `git apply`
-    and `patch -p1` are run; a file outside it keeps its `../` path."""
-    relative = os.path.relpath(path).replace(os.sep, "/")
-    if is_outside(relative):
-        resolved = os.path.relpath(os.path.realpath(path), os.path.realpath(os.curdir)).replace(os.sep, "/")
-        return relative if is_outside(resolved) else resolved
-    return relative
-
-
-def is_outside(name: str) -> bool:
-    """Whether a `patch_name` leads out of the current folder."""
-    return name == ".." or name.startswith("../")
 
 
 def atomic_write(path: str, data: bytes) -> None:

@@ -12,9 +12,13 @@ from __future__ import annotations
 import ast
 import difflib
 from collections.abc import Sequence
+from typing import Literal
 
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan
+
+Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+"""difflib's (operation, old start, old end, new start, new end), 0-based line indexes."""
 
 
 def rewrite_problem(
@@ -41,19 +45,31 @@ def rewrite_problem(
     return ""
 
 
-def line_opcodes(old_text: str, new_text: str) -> Sequence[tuple[str, int, int, int, int]]:
-    """difflib's opcodes for the two texts' lines; the lines both start and end with are matched
-    up front, so that difflib only works on the stretch that holds the fixes."""
-    old_lines = split_lines(old_text, keepends=True)
-    new_lines = split_lines(new_text, keepends=True)
+def line_opcodes(old_text: str, new_text: str) -> list[Opcode]:
+    return lines_opcodes(split_lines(old_text, keepends=True), split_lines(new_text, keepends=True))
+
+
+def lines_opcodes(old_lines: Sequence[str], new_lines: Sequence[str]) -> list[Opcode]:
+    """difflib's opcodes for two lists of lines; the lines both start and end with are matched up
+    front, so that difflib only works on the stretch that holds the fixes."""
     start = common_prefix_length(old_lines, new_lines)
     end = common_prefix_length(old_lines[start:][::-1], new_lines[start:][::-1])
     old_end, new_end = len(old_lines) - end, len(new_lines) - end
     middle = difflib.SequenceMatcher(None, old_lines[start:old_end], new_lines[start:new_end], autojunk=False)
-    opcodes = [("equal", 0, start, 0, start)]
+    opcodes: list[Opcode] = [("equal", 0, start, 0, start)]
     opcodes += [(tag, i + start, j + start, k + start, m + start) for tag, i, j, k, m in middle.get_opcodes()]
     opcodes.append(("equal", old_end, len(old_lines), new_end, len(new_lines)))
-    return [opcode for opcode in opcodes if opcode[1] < opcode[2] or opcode[3] < opcode[4]]
+    return merged_equal_runs([opcode for opcode in opcodes if opcode[1] < opcode[2] or opcode[3] < opcode[4]])
+
+
+def merged_equal_runs(opcodes: list[Opcode]) -> list[Opcode]:
+    merged: list[Opcode] = []
+    for opcode in opcodes:
+        if merged and opcode[0] == merged[-1][0] == "equal":
+            previous = merged.pop()
+            opcode = ("equal", previous[1], opcode[2], previous[3], opcode[4])
+        merged.append(opcode)
+    return merged
 
 
 def common_prefix_length(first: Sequence[str], second: Sequence[str]) -> int:
@@ -62,7 +78,7 @@ def common_prefix_length(first: Sequence[str], second: Sequence[str]) -> int:
     )
 
 
-def changed_original_lines(opcodes: Sequence[tuple[str, int, int, int, int]], allowed: set[int]) -> str:
+def changed_original_lines(opcodes: Sequence[Opcode], allowed: set[int]) -> str:
     for operation, old_start, old_end, _, _ in opcodes:
         if operation in ("equal", "insert"):
             continue

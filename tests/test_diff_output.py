@@ -77,6 +77,8 @@ def test_diff_is_a_patch_that_gives_the_in_place_result(project: Path, tmp_path:
     diffs = parse_unified_diff(shown.stdout_bytes, lambda line: False)  # nothing but diffs on stdout
     assert sorted(diff.new_name for diff in diffs) == ["b/pkg/host.py", "b/pkg/model.py"]
     assert all(diff.old_name == "a" + diff.new_name[1:] for diff in diffs)
+    hunk_headers = [line for line in shown.stdout.splitlines() if line.startswith("@@ ")]
+    assert hunk_headers[-1].endswith(" @@ def prefill(cache, input_ids):"), "git's function context"
 
     in_place = tmp_path / "in-place"
     shutil.copytree(project, in_place)
