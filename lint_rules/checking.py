@@ -7,9 +7,9 @@ import ast
 import dataclasses
 
 from lint_rules.engine import analyze_tree
+from lint_rules.engine.fixplan import SourceText
 from lint_rules.files import ReadError, SourceFile, may_contain_source, read_source
 from lint_rules.findings import Finding
-from lint_rules.fixplan import SourceText
 from lint_rules.noqa import split_silenced
 from lint_rules.settings import Settings
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from lint_rules.engine import analyze_tree
-from lint_rules.fixplan import SourceText
+from lint_rules.engine.fixplan import SourceText
 from lint_rules.settings import DEFAULT_SOURCE_METHODS
 
 

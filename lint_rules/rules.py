@@ -34,6 +34,20 @@ class Rule:
     valid: tuple[Example, ...]
     invalid: tuple[Example, ...]
     """Each invalid example marks the reported lines with a trailing `# error` comment."""
+    uses: tuple[tuple[str, str], ...] = ()
+    """(use, message template): how the rule describes each kind of harmful use it reports."""
+
+    def detail(self, use: str, **fields: object) -> str:
+        """What the use is, e.g. "slice bound `-n`"; `passed` is shared: a call into a function that has the use."""
+        templates = dict(self.uses)
+        return (templates[use] if use != "passed" else PASSED_TEMPLATE).format(**fields)
+
+    def message(self, detail: str, method: str, line: int, compiled_region: str) -> str:
+        where = f" [compiled region: {compiled_region}]" if compiled_region else ""
+        return f"{detail}: tensor-valued length from `{method}()` on line {line} used as a Python int{where}"
+
+
+PASSED_TEMPLATE = "passed as `{parameter}` to `{callee}()`, which uses it as {callee_detail} (line {callee_line})"
 
 
 RULES: dict[str, Rule] = {}
@@ -60,6 +74,7 @@ SLG001 = _register(
         code="SLG001",
         name="tensor-length-int-arithmetic",
         summary="Int arithmetic on a tensor-valued length",
+        uses=(("binary", "int arithmetic `{expr}`"), ("augmented", "int arithmetic (`{target} {op}= ...`)")),
         what_it_does=(
             "Checks for a `get_seq_length()` result combined with a Python int (a literal, `len(...)`, "
             "`x.shape[i]`, `x.size(i)`, an int-annotated name, another such length) by `+ - * // % **` and the like."
@@ -143,6 +158,7 @@ SLG002 = _register(
         code="SLG002",
         name="tensor-length-slice-bound",
         summary="A tensor-valued length used as a slice bound or an index",
+        uses=(("slice", "slice bound `{expr}`"), ("index", "index `{expr}`")),
         what_it_does="Checks for a `get_seq_length()` result (or a value computed from it) used in `x[:, -n:]`, `x[n]`, `x[..., a:b]`.",
         why_bad=(
             "Slicing with a one-element tensor goes through `__index__`: a device sync on a GPU, and a graph "
@@ -175,7 +191,7 @@ SLG002 = _register(
                 def augmented(caches, input_ids):
                     n = 0
                     for cache in caches:
-                        n += cache.get_seq_length()
+                        n += cache.get_seq_length()  # SLG001
                     return input_ids[n]  # SLG002
             """),
             Example("""
@@ -305,6 +321,11 @@ SLG003 = _register(
         code="SLG003",
         name="tensor-length-size-argument",
         summary="A tensor-valued length passed where Python needs an int",
+        uses=(
+            ("size", "size argument of `{callee}()`"),
+            ("repetition", "repetition count in `{expr}`"),
+            ("comparison", "Python `{callee}()` compares it as an int"),
+        ),
         what_it_does=(
             "Checks for a `get_seq_length()` result passed to `range()`, as a size or bound of "
             "`torch.arange/zeros/ones/empty/full/rand*/randint`, `Tensor.new_*`, `.view/.reshape/.expand/"
@@ -374,6 +395,7 @@ SLG004 = _register(
         code="SLG004",
         name="tensor-length-truth-test",
         summary="Python control flow on a tensor-valued length",
+        uses=(("truth", "Python truth test on `{expr}`"),),
         what_it_does=(
             "Checks for a `get_seq_length()` result tested for truth: `if`/`elif`/`while`/`assert`, conditional "
             "expressions, `and`/`or`/`not`, comparisons such as `n > 0` used as a condition, `n or 0`."
@@ -448,6 +470,12 @@ SLG005 = _register(
         code="SLG005",
         name="tensor-length-int-contract",
         summary="An int contract broken by a tensor-valued length",
+        uses=(
+            ("bound", "bound to `{target}`, declared `int`"),
+            ("annotated", "bound to `{target}: int`"),
+            ("returned", "returned from a function annotated `-> int`"),
+            ("isinstance", "`{expr}` is False for a tensor"),
+        ),
         what_it_does=(
             "Checks for a `get_seq_length()` result tested with `isinstance(n, int)`, returned from a function "
             "annotated `-> int` (or `int | None`), or bound to an `int`-annotated name or attribute."

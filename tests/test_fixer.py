@@ -79,6 +79,7 @@ class TestBindingForms(CodemodTest):
         self.assertCodemod(before, after)
 
     def test_augmented_assignment(self) -> None:
+        """`n` is an int, so `n += <tensor>` is itself the int arithmetic: the call is hoisted."""
         before = """
             import torch
 
@@ -94,9 +95,10 @@ class TestBindingForms(CodemodTest):
             def total(caches, x):
                 n = 0
                 for cache in caches:
-                    n += cache.get_seq_length()
-                    if isinstance(n, torch.Tensor):
-                        n = int(n.item())
+                    seq_length = cache.get_seq_length()
+                    if isinstance(seq_length, torch.Tensor):
+                        seq_length = int(seq_length.item())
+                    n += seq_length
                 return x[:n]
         """
         self.assertCodemod(before, after)

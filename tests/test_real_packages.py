@@ -51,15 +51,29 @@ def test_release_with_the_bug_reports_prefill_and_position_ids() -> None:
     found = collections.Counter(findings_under(package / "generation"))
     assert found == {
         ("generation/utils.py", "GenerationMixin._prefill", "SLG001"): 2,
+        ("generation/utils.py", "GenerationMixin._prefill", "SLG002"): 1,
         ("generation/utils.py", "GenerationMixin._prepare_position_ids_for_generation", "SLG003"): 1,
     }
+
+
+@pytest.mark.parametrize("package", [installed_transformers, newest_transformers], ids=["5.5.3", NEWEST])
+def test_the_length_passed_into_prepare_inputs_for_generation_is_reported_at_the_call(package: object) -> None:
+    """`_prefill` passes `next_sequence_length` on; `prepare_inputs_for_generation` slices with it."""
+    assert callable(package)
+    result = check_path(str(package() / "generation" / "utils.py"), Settings())
+    passed = [finding for finding in result.findings if "prepare_inputs_for_generation()" in finding.message]
+    assert len(passed) == 1
+    assert passed[0].function == "GenerationMixin._prefill"
+    assert "passed as `next_sequence_length`" in passed[0].message
+    assert "slice bound `-next_sequence_length`" in passed[0].message
+    assert passed[0].fix.safety.value == "safe"
 
 
 def test_newest_release_also_reports_chunked_prefill_and_assisted_decoding() -> None:
     found = collections.Counter(findings_under(newest_transformers() / "generation"))
     assert found == {
         ("generation/utils.py", "GenerationMixin._prefill", "SLG001"): 3,
-        ("generation/utils.py", "GenerationMixin._prefill", "SLG002"): 5,
+        ("generation/utils.py", "GenerationMixin._prefill", "SLG002"): 6,
         ("generation/utils.py", "GenerationMixin._prepare_position_ids_for_generation", "SLG003"): 1,
         ("generation/candidate_generator.py", "AssistedCandidateGenerator._update_past_and_masks", "SLG001"): 1,
         ("generation/candidate_generator.py", "AssistedCandidateGenerator._update_past_and_masks", "SLG004"): 1,

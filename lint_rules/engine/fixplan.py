@@ -10,7 +10,7 @@ import ast
 import dataclasses
 from collections.abc import Iterator
 
-from lint_rules.expressions import dotted_name
+from lint_rules.engine.expressions import dotted_name
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
 
@@ -61,15 +61,18 @@ def plan_fix(
     unsafe_because: str,
     result_targets: list[ast.expr],
     source_methods: frozenset[str],
+    used_in_own_statement: bool = False,
 ) -> FixPlan:
     """Guard the call's binding; else hoist the call; else guard what its statement computes from it.
 
     `result_targets` are the targets a value computed from the call is bound to, given only when the
-    statement itself does not use the value as an int (so a guard after it fixes every use).
+    statement itself does not use the value as an int (so a guard after it fixes every use). When
+    it does (`n += cache.get_seq_length()` with an int `n`), a guard after the binding comes too
+    late and the call is hoisted instead.
     """
     parents = parent_map(statement)
     targets = bound_targets(call, parents, statement)
-    if targets is not None:
+    if targets is not None and not used_in_own_statement:
         plan = guard_plan(call, statement, targets, source)
     else:
         plan = hoist_plan(call, statement, parents, owner, source, source_methods)

@@ -1,0 +1,77 @@
+"""The entry points: one module in, its findings out, in source order."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator, Sequence
+
+from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_text import mentions_any
+from lint_rules.engine.scopes import Scope, scopes_to_walk
+from lint_rules.engine.summaries import Summaries
+from lint_rules.engine.taint import Origin
+from lint_rules.engine.uses import Use
+from lint_rules.engine.walker import FunctionWalker
+from lint_rules.findings import Finding
+from lint_rules.settings import DEFAULT_SOURCE_METHODS
+
+
+def analyze_tree(
+    tree: ast.Module,
+    source: SourceText,
+    path: str,
+    source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
+) -> list[Finding]:
+    """All findings in a parsed module, in source order. `path` locates the module's package on
+    disk, so that classes imported from sibling modules can be read."""
+    module = ModuleFacts(tree, source, source_methods, path)
+    module.summaries = Summaries(module)
+    source_functions = module.summaries.discover_source_functions()
+    if source_functions:
+        module.add_mentions(source_functions)
+        module.summaries = Summaries(module, source_functions)
+    uses = [use for scope in scopes_to_walk(tree, module) for use in uses_in(scope, module)]
+    findings = {finding_key(finding): finding for finding in to_findings(uses, source, path)}
+    return sorted(findings.values(), key=finding_key)
+
+
+def analyze_source(text: str, path: str, source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS) -> list[Finding]:
+    """Parse and analyze; raises SyntaxError (and ValueError for NUL bytes) like `ast.parse`."""
+    if not mentions_any(text, source_methods):
+        return []
+    tree = ast.parse(text, filename=path)
+    return analyze_tree(tree, SourceText(text), path, source_methods)
+
+
+def uses_in(scope: Scope, module: ModuleFacts) -> Iterable[Use]:
+    if scope.definition is not None and module.summaries is not None:
+        return module.summaries.of(scope.definition).uses
+    walker = FunctionWalker(scope, module)
+    walker.walk()
+    return walker.uses.found.values()
+
+
+def to_findings(uses: Iterable[Use], source: SourceText, path: str) -> Iterator[Finding]:
+    for use in uses:
+        if isinstance(use.origin, Origin):
+            yield to_finding(use, use.origin, source, path)
+
+
+def finding_key(finding: Finding) -> tuple[int, int, str, int, int]:
+    return (finding.span.line, finding.span.col, finding.code, finding.origin.line, finding.origin.col)
+
+
+def to_finding(use: Use, origin: Origin, source: SourceText, path: str) -> Finding:
+    region = use.scope.compiled_region
+    return Finding(
+        path=path,
+        code=use.rule.code,
+        message=use.rule.message(use.detail, origin.method, origin.line, region),
+        span=source.span(use.node),
+        origin=source.span(origin.call),
+        source_method=origin.method,
+        compiled_region=region,
+        fix=origin.fix_plan(source),
+        function=use.scope.name,
+    )

@@ -1,0 +1,37 @@
+"""Which transformers cache classes return an int from `get_seq_length()`, and which may return a tensor.
+
+One table, checked against the real classes of every release listed in `CHECKED_RELEASES` by
+tests/test_cache_table.py (it builds each class, runs one `update`, and looks at the type). A class
+that is in neither set, such as the abstract `Cache` or `EncoderDecoderCache` (it forwards to
+whatever cache it wraps), is treated as possibly returning a tensor.
+"""
+
+from __future__ import annotations
+
+CHECKED_RELEASES = ("5.5.3", "5.24.0")
+
+INT_LENGTH_CLASSES = frozenset({"DynamicCache", "DynamicLayer", "DynamicSlidingWindowLayer"})
+"""Their length is computed from the stored keys' shape or kept as a Python int counter."""
+
+TENSOR_LENGTH_CLASSES = frozenset({"StaticCache", "StaticLayer", "SlidingWindowCache"})
+"""They keep `cumulative_length` as a tensor (shape (1,) in 5.5-5.12, 0-dim from 5.13) and return it."""
+
+CACHE_BASE_CLASSES = frozenset({"Cache", "CacheLayerMixin"}) | INT_LENGTH_CLASSES | TENSOR_LENGTH_CLASSES
+"""Classes whose subclasses are caches: model code calls their protocol methods from `forward`."""
+
+CACHE_METHODS_CALLED_FROM_FORWARD = frozenset(
+    {"update", "get_seq_length", "get_query_offset", "get_mask_sizes", "lazy_initialization", "get_max_cache_shape"}
+)
+"""Cache methods that attention and mask code run inside a model's `forward` (so inside its graph)."""
+
+TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
+"""Where the table's names mean transformers' own classes."""
+
+
+def length_kind_of_transformers_class(name: str) -> str:
+    """ "int" or "tensor" for a transformers cache class in the table, "" for any other name."""
+    if name in INT_LENGTH_CLASSES:
+        return "int"
+    if name in TENSOR_LENGTH_CLASSES:
+        return "tensor"
+    return ""

@@ -1,0 +1,253 @@
+"""Calls between the functions of one module, and which functions a compiled region reaches.
+
+A call is resolved to same-module definitions when its form says which: `f(...)` (a module function
+or a nested `def` in scope), `self.m(...)` / `cls.m(...)` (a method of the class or of a related
+class of the module: a base, or a subclass that overrides it), `super().m(...)`, and
+`self.attr(...)` / `self.attr.m(...)` where the class assigns `self.attr = SomeClass(...)`.
+
+Compiled reach works backwards from a function: a function is compiled if it is a compiled region
+itself (`forward`, a compile/jit decorator, assigned as a `forward`, passed to `torch.compile`, a
+cache method that model code calls from its `forward`), is nested in one, or is called from one.
+Callers are found by the text of the function's name, then checked on the tree; a call whose
+receiver is unknown (`obj.m(...)`) counts as a call of every method `m` of the module: when in
+doubt, a fix is unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of
+from lint_rules.engine.definitions import Definition, DefinitionIndex, statements_at
+from lint_rules.engine.module_text import lines_mentioning
+
+MAX_CALL_DEPTH = 12
+
+
+class CallGraph:
+    def __init__(
+        self, tree: ast.Module, text: str, definitions: DefinitionIndex, torch_aliases: frozenset[str]
+    ) -> None:
+        self.tree = tree
+        self.text = text
+        self.definitions = definitions
+        self.torch_aliases = torch_aliases
+        self._regions: dict[int, str] = {}
+        self._attribute_classes: dict[int, dict[str, str]] = {}
+        self._compiled_names: frozenset[str] | None = None
+
+    # ----- resolving a call -------------------------------------------------------------------
+
+    def callees(self, call: ast.Call, caller: Definition | None, with_overrides: bool = True) -> list[Definition]:
+        """The same-module functions `call` runs, when its form says which (else none); with
+        `with_overrides`, also the subclasses' overrides that `self.m(...)` may dispatch to."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self.visible_functions(func.id, caller)
+        if not isinstance(func, ast.Attribute):
+            return []
+        receiver = func.value
+        cls = caller_class(caller)
+        if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and cls is not None:
+            found = self.methods_in_family(cls, func.attr, with_overrides)
+            return found or self.submodule_call(cls, func.attr)
+        if is_super_call(receiver) and cls is not None:
+            return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
+        attribute_class = self.attribute_class(receiver, cls)
+        if attribute_class is not None:
+            return self.methods_in_family(attribute_class, func.attr, with_overrides)
+        return []
+
+    def submodule_call(self, cls: ast.ClassDef, attribute: str) -> list[Definition]:
+        """`self.attr(...)` where the class builds `self.attr = SomeClass(...)`: its `forward` or `__call__`."""
+        attribute_class = self.definitions.classes.get(self.attribute_classes(cls).get(attribute, ""))
+        if attribute_class is None:
+            return []
+        return self.methods_in_family(attribute_class, "forward") or self.methods_in_family(attribute_class, "__call__")
+
+    def visible_functions(self, name: str, caller: Definition | None) -> list[Definition]:
+        scope = caller
+        while scope is not None:
+            nested = [
+                found
+                for found in self.definitions.functions_named(name)
+                if found.parent is scope and found.enclosing_class is None
+            ]
+            if nested:
+                return nested
+            scope = scope.parent
+        found = [found for found in self.definitions.functions_named(name) if found.parent is None]
+        if found:
+            return found
+        cls = self.definitions.classes.get(name)
+        return self.own_method(cls, "__init__") if cls is not None else []
+
+    def methods_in_family(self, cls: ast.ClassDef, name: str, with_overrides: bool = True) -> list[Definition]:
+        """`m` as `self.m` may mean in `cls`: the nearest definition in its lineage, and overrides in
+        the module's subclasses of `cls`."""
+        inherited = [found for base in self.lineage(cls) for found in self.own_method(base, name)][:1]
+        if not with_overrides:
+            return inherited
+        overrides = [
+            found
+            for found in self.definitions.functions_named(name)
+            if found.enclosing_class is not None
+            and found.enclosing_class is not cls
+            and cls in self.lineage(found.enclosing_class)
+        ]
+        return inherited + overrides
+
+    def own_method(self, cls: ast.ClassDef, name: str) -> list[Definition]:
+        found = self.definitions.method(cls, name)
+        return [found] if found is not None else []
+
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """The class and its bases defined in the same module, nearest first."""
+        lineage = [cls]
+        for member in lineage:
+            for base in member.bases:
+                found = self.definitions.classes.get(ex.dotted_name(base))
+                if found is not None and found not in lineage:
+                    lineage.append(found)
+        return lineage
+
+    def attribute_class(self, receiver: ast.expr, cls: ast.ClassDef | None) -> ast.ClassDef | None:
+        """The module class of `self.attr` when the class assigns `self.attr = SomeClass(...)`."""
+        key = ex.dotted_name(receiver)
+        if cls is None or not key.startswith("self.") or key.count(".") != 1:
+            return None
+        name = self.attribute_classes(cls).get(key.removeprefix("self."), "")
+        return self.definitions.classes.get(name)
+
+    def attribute_classes(self, cls: ast.ClassDef) -> dict[str, str]:
+        if id(cls) not in self._attribute_classes:
+            self._attribute_classes[id(cls)] = dict(constructed_attributes(cls))
+        return self._attribute_classes[id(cls)]
+
+    # ----- compiled reach ---------------------------------------------------------------------
+
+    def compiled_region(self, definition: Definition) -> str:
+        """Why the function runs compiled ("" when it runs on the host), naming the path to the region."""
+        return self._region(definition, depth=0)
+
+    def _region(self, definition: Definition, depth: int) -> str:
+        key = id(definition.node)
+        if key in self._regions:
+            return self._regions[key]
+        self._regions[key] = ""  # a call cycle reaches nothing new
+        region = self.own_region(definition) or self.enclosing_region(definition, depth)
+        if not region and depth < MAX_CALL_DEPTH:
+            region = self.caller_region(definition, depth)
+        self._regions[key] = region
+        return region
+
+    def own_region(self, definition: Definition) -> str:
+        if not definition.is_function:
+            return ""
+        assert isinstance(definition.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        in_class = definition.enclosing_class is not None
+        region = compiled_region_of(definition.node, in_class, self.torch_aliases)
+        if region:
+            return region
+        if definition.enclosing_class is not None:
+            region = cache_protocol_region(definition.node, self.lineage(definition.enclosing_class))
+            if region:
+                return region
+        if definition.name in self.names_compiled_in_module():
+            return f"`{definition.name}` is compiled or installed as a `forward` in this module"
+        return ""
+
+    def enclosing_region(self, definition: Definition, depth: int) -> str:
+        parent = definition.parent
+        while parent is not None and not parent.is_function:
+            parent = parent.parent
+        return self._region(parent, depth + 1) if parent is not None else ""
+
+    def caller_region(self, definition: Definition, depth: int) -> str:
+        for caller, line in self.callers(definition):
+            region = self._region(caller, depth + 1)
+            if region:
+                via = region if region.startswith("called from") else ""
+                where = f"called from {caller.qualname} (line {line})"
+                return f"{where}, which is {via}" if via else where
+        return ""
+
+    def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
+        """The functions of the module that may call `definition`, with the line of the call."""
+        name = definition.name
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        for line in lines_mentioning(self.text, [name], pattern):
+            caller = self.definitions.innermost_function_at(line)
+            if caller is None or caller is definition:
+                continue
+            if any(self.may_call(call, caller, definition) for call in calls_at(caller.node, line, name)):
+                yield caller, line
+
+    def may_call(self, call: ast.Call, caller: Definition, callee: Definition) -> bool:
+        resolved = self.callees(call, caller)
+        if resolved:
+            return callee in resolved
+        is_method_call = isinstance(call.func, ast.Attribute) and not is_super_call(call.func.value)
+        return is_method_call and callee.enclosing_class is not None
+
+    def names_compiled_in_module(self) -> frozenset[str]:
+        """Names passed to `torch.compile(...)` or assigned as `X.forward = name` anywhere in the module."""
+        if self._compiled_names is None:
+            self._compiled_names = frozenset(compiled_names(self.text, self.tree, self.torch_aliases))
+        return self._compiled_names
+
+
+def caller_class(caller: Definition | None) -> ast.ClassDef | None:
+    """The class whose `self` a function sees: its own, or that of the method it is nested in."""
+    while caller is not None:
+        if caller.enclosing_class is not None:
+            return caller.enclosing_class
+        caller = caller.parent
+    return None
+
+
+def is_super_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and ex.called_name(node) == "super"
+
+
+def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
+    """Calls on `line` of the function whose callee is named `name`."""
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    for statement in statements_at(function.body, line):
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno):
+                callee = node.func
+                if (isinstance(callee, ast.Name) and callee.id == name) or (
+                    isinstance(callee, ast.Attribute) and callee.attr == name
+                ):
+                    yield node
+
+
+def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
+    """(`attr`, `SomeClass`) for every `self.attr = SomeClass(...)` in the class's methods."""
+    for statement in cls.body:
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    key = ex.dotted_name(target)
+                    if key.startswith("self.") and key.count(".") == 1:
+                        yield key.removeprefix("self."), ex.called_name(node.value)
+
+
+def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
+    """`torch.compile(fn)` and `obj.forward = fn`: the names of the functions compiled that way."""
+    pattern = re.compile(r"compile\s*\(|\.forward\s*=")
+    statements = [found for line in lines_mentioning(text, [], pattern) for found in statements_at(tree.body, line)]
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and node.args:
+                module, _, function = ex.called_name(node).rpartition(".")
+                if function == "compile" and module in torch_aliases:
+                    yield ex.dotted_name(node.args[0]).rpartition(".")[2]
+            elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
+                yield ex.dotted_name(node.value).rpartition(".")[2]

@@ -1,0 +1,280 @@
+"""What the module's classes tell about lengths: whose `get_seq_length()` is an int, which receivers
+are such caches (annotations, constructors), and which attributes a class builds as tensors.
+
+A class's *length kind* is "int" when its source method provably returns an int: a transformers
+class in the table of `caches.py`, a class whose own override returns only ints (directly, through
+a local, or through `self.attr` assigned only ints), or a subclass of an "int" class that does not
+override it. Classes imported from other modules of the same package are read from disk.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine.caches import TRANSFORMERS_MODULES, length_kind_of_transformers_class
+from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
+from lint_rules.engine.module_text import top_level_statements
+
+MAX_MODULE_DEPTH = 4
+TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "arange", "zeros_like", "ones_like"})
+
+
+class ClassFacts:
+    """Length facts about the classes one module defines or imports."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        source_methods: frozenset[str],
+        path: str = "",
+        module_name: str | None = None,
+        root: Path | None = None,
+        depth: int = 0,
+    ) -> None:
+        self.tree = tree
+        self.source_methods = source_methods
+        self.path = path
+        self._module: tuple[str, Path | None] | None = (module_name, root) if module_name is not None else None
+        self.depth = depth
+        self.classes = {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
+        self._imports: dict[str, tuple[str, str]] | None = None
+        self._kinds: dict[int, str] = {}
+        self._tensor_attributes: dict[int, frozenset[str]] = {}
+        self._int_attributes: dict[int, frozenset[str]] = {}
+
+    # ----- where names come from --------------------------------------------------------------
+
+    @property
+    def module(self) -> tuple[str, Path | None]:
+        if self._module is None:
+            self._module = module_name_of(self.path)
+        return self._module
+
+    def imports(self) -> dict[str, tuple[str, str]]:
+        if self._imports is None:
+            name, _ = self.module
+            self._imports = imported_names(self.tree, name, self.path.endswith("__init__.py"))
+        return self._imports
+
+    def in_transformers_table_module(self) -> bool:
+        name, _ = self.module
+        return name in TRANSFORMERS_MODULES
+
+    # ----- length kinds -----------------------------------------------------------------------
+
+    def length_kind_of_name(self, name: str) -> str:
+        """ "int", "tensor" or "" (unknown) for a class named in this module (`DynamicCache`,
+        `transformers.DynamicCache`, a local class, an import from the same package)."""
+        prefix, _, last = name.rpartition(".")
+        if prefix:
+            return length_kind_of_transformers_class(last) if prefix in TRANSFORMERS_MODULES else ""
+        local = self.classes.get(name)
+        if local is not None:
+            return self.length_kind(local)
+        imported = self.imports().get(name)
+        if imported is None:
+            return ""
+        module, original = imported
+        if is_transformers_module(module):
+            return length_kind_of_transformers_class(original)
+        other = self.other_module(module)
+        return other.length_kind_of_name(original) if other is not None else ""
+
+    def length_kind(self, cls: ast.ClassDef) -> str:
+        if id(cls) not in self._kinds:
+            self._kinds[id(cls)] = ""  # a base cycle proves nothing
+            self._kinds[id(cls)] = self.compute_length_kind(cls)
+        return self._kinds[id(cls)]
+
+    def compute_length_kind(self, cls: ast.ClassDef) -> str:
+        if self.in_transformers_table_module() and length_kind_of_transformers_class(cls.name):
+            return length_kind_of_transformers_class(cls.name)
+        own = self.own_source_method(cls)
+        if own is not None:
+            return "int" if returns_only_ints(own, self.int_attributes(cls)) else ""
+        return self.bases_length_kind(cls)
+
+    def bases_length_kind(self, cls: ast.ClassDef) -> str:
+        """The length kind `cls` inherits: that of its first base that has one."""
+        for base in cls.bases:
+            kind = self.length_kind_of_name(ex.dotted_name(base))
+            if kind:
+                return kind
+        return ""
+
+    def own_source_method(self, cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        for statement in cls.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in self.source_methods:
+                return statement
+        return None
+
+    def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names every assignment of which, in the class and its same-module bases, is an int."""
+        if id(cls) not in self._int_attributes:
+            self._int_attributes[id(cls)] = self.compute_int_attributes(cls)
+        return self._int_attributes[id(cls)]
+
+    def compute_int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        lineage = self.lineage(cls)
+        assigned: dict[str, list[ast.expr]] = {}
+        for member in lineage:
+            for attribute, value in attribute_assignments(member):
+                assigned.setdefault(attribute, []).append(value)
+        return frozenset(
+            attribute
+            for attribute, values in assigned.items()
+            if all(ex.is_structurally_int(value) for value in values)
+        )
+
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        lineage = [cls]
+        for member in lineage:
+            for base in member.bases:
+                found = self.classes.get(ex.dotted_name(base))
+                if found is not None and found not in lineage:
+                    lineage.append(found)
+        return lineage
+
+    def other_module(self, module: str) -> ClassFacts | None:
+        if self.depth >= MAX_MODULE_DEPTH:
+            return None
+        _, root = self.module
+        file = module_file(module, root)
+        if file is None:
+            return None
+        key = (file, self.source_methods)
+        if key not in _OTHER_MODULES:
+            tree = parsed_module(file)
+            facts = ClassFacts(tree, self.source_methods, str(file), module, root, self.depth + 1) if tree else None
+            _OTHER_MODULES[key] = facts
+        return _OTHER_MODULES[key]
+
+    # ----- receivers and attributes -----------------------------------------------------------
+
+    def annotation_kind(self, annotation: ast.expr | None) -> str:
+        """ "int" when every class an annotation admits (None aside) has an int length."""
+        classes = annotated_classes(annotation)
+        if not classes:
+            return ""
+        return "int" if all(self.length_kind_of_name(name) == "int" for name in classes) else ""
+
+    def constructed_kind(self, value: ast.expr) -> str:
+        """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind."""
+        if not isinstance(value, ast.Call):
+            return ""
+        name = ex.called_name(value)
+        if not name:
+            return ""
+        kind = self.length_kind_of_name(name)
+        if kind:
+            return kind
+        owner, _, method = name.rpartition(".")
+        return self.length_kind_of_name(owner) if owner and method.startswith("from_") else ""
+
+    def attribute_annotations(self, cls: ast.ClassDef) -> Iterator[tuple[str, ast.expr]]:
+        """(`attr`, annotation) for `attr: X` in the class body and `self.attr: X = ...` in its methods."""
+        for statement in cls.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                yield statement.target.id, statement.annotation
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(statement):
+                    if isinstance(node, ast.AnnAssign) and ex.dotted_name(node.target).startswith("self."):
+                        yield ex.dotted_name(node.target).removeprefix("self."), node.annotation
+
+    def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
+        if id(cls) not in self._tensor_attributes:
+            assigned: dict[str, list[ast.expr]] = {}
+            for member in self.lineage(cls):
+                for attribute, value in attribute_assignments(member, with_method_calls=False):
+                    assigned.setdefault(attribute, []).append(value)
+            self._tensor_attributes[id(cls)] = frozenset(
+                attribute for attribute, values in assigned.items() if all(map(is_new_tensor, values))
+            )
+        return self._tensor_attributes[id(cls)]
+
+
+_OTHER_MODULES: dict[tuple[Path, frozenset[str]], ClassFacts | None] = {}
+"""Facts of the sibling modules read so far in this process."""
+
+
+def is_transformers_module(module: str) -> bool:
+    """transformers' own classes are known by the table alone: its modules are never read."""
+    return module == "transformers" or module.startswith("transformers.")
+
+
+def annotated_classes(annotation: ast.expr | None) -> list[str]:
+    """The class names an annotation admits, None left out: `A | None`, `Optional[A]`, `Union[A, B]`, `"A"`."""
+    if annotation is None:
+        return []
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return annotated_classes(ast.parse(annotation.value, mode="eval").body)
+        except SyntaxError:
+            return []
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return [*annotated_classes(annotation.left), *annotated_classes(annotation.right)]
+    if isinstance(annotation, ast.Subscript):
+        wrapper = ex.dotted_name(annotation.value).rpartition(".")[2]
+        if wrapper not in {"Optional", "Union"}:
+            return ["<generic>"]
+        elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return [name for element in elements for name in annotated_classes(element)]
+    if ex.is_none(annotation):
+        return []
+    return [ex.dotted_name(annotation) or "<unknown>"]
+
+
+def returns_only_ints(function: ast.FunctionDef | ast.AsyncFunctionDef, int_attributes: frozenset[str]) -> bool:
+    """Every `return` of the function gives an int: structurally, through `self.attr` assigned only
+    ints, or through a local every binding of which is one of those."""
+    returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
+    local_values: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    local_values.setdefault(target.id, []).append(node.value)
+
+    def is_int(value: ast.expr, through_locals: bool = True) -> bool:
+        if isinstance(value, ast.IfExp):
+            return is_int(value.body, through_locals) and is_int(value.orelse, through_locals)
+        key = ex.dotted_name(value)
+        if key.startswith("self.") and key.count(".") == 1:
+            return key.removeprefix("self.") in int_attributes
+        if isinstance(value, ast.Name) and through_locals and value.id in local_values:
+            return all(is_int(bound, through_locals=False) for bound in local_values[value.id])
+        return ex.is_structurally_int(value)
+
+    return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)
+
+
+def attribute_assignments(cls: ast.ClassDef, with_method_calls: bool = True) -> Iterator[tuple[str, ast.expr]]:
+    """(`attr`, value) for each binding of `self.attr` in the class; a method call on it
+    (`self.attr.zero_()`) counts as a non-int value: it is an object."""
+    for node in ast.walk(cls):
+        targets: Sequence[ast.expr] = ()
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = [node.target]
+        for target in targets:
+            key = ex.dotted_name(target)
+            if key.startswith("self.") and key.count(".") == 1:
+                assert isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None
+                yield key.removeprefix("self."), node.value
+        if with_method_calls and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            key = ex.dotted_name(node.func.value)
+            if key.startswith("self.") and key.count(".") == 1:
+                yield key.removeprefix("self."), node
+
+
+def is_new_tensor(value: ast.expr) -> bool:
+    """`torch.zeros(...)`, `torch.tensor(...)` and the like (any alias of torch)."""
+    if not isinstance(value, ast.Call):
+        return False
+    module, _, function = ex.called_name(value).rpartition(".")
+    return bool(module) and function in TENSOR_FACTORIES

@@ -1,0 +1,79 @@
+"""Where a module's imported names come from, and the other modules of its package, read from disk.
+
+Only classes are followed across modules (for what their `get_seq_length()` returns), only within
+the package the file belongs to (found by walking up the folders that hold an `__init__.py`), and
+each module file is parsed at most once per process.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from lint_rules.engine.module_text import import_statements
+
+
+def module_name_of(path: str) -> tuple[str, Path | None]:
+    """The dotted module name of the file at `path` and the folder its top package sits in
+    (("", None) for a path that is not a file on disk, such as flake8's stdin)."""
+    if not path or not os.path.isfile(path):
+        return "", None
+    file = Path(path).resolve()
+    parts = [file.stem] if file.stem != "__init__" else []
+    folder = file.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), folder
+
+
+def imported_names(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, tuple[str, str]]:
+    """Local name -> (absolute module, name in that module) for every `from m import x [as y]`."""
+    found: dict[str, tuple[str, str]] = {}
+    for statement in import_statements(tree.body):
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        source = absolute_module(statement, module_name, is_package)
+        if not source:
+            continue
+        for alias in statement.names:
+            if alias.name != "*":
+                found[alias.asname or alias.name] = (source, alias.name)
+    return found
+
+
+def absolute_module(statement: ast.ImportFrom, module_name: str, is_package: bool) -> str:
+    if statement.level == 0:
+        return statement.module or ""
+    package = module_name.split(".") if module_name else []
+    if not is_package:
+        package = package[:-1]
+    if statement.level - 1 > len(package):
+        return ""
+    base = package[: len(package) - (statement.level - 1)]
+    return ".".join([*base, *([statement.module] if statement.module else [])])
+
+
+def module_file(module: str, root: Path | None) -> Path | None:
+    """The file of a module of the same top package under `root`, if it is on disk."""
+    if root is None or not module:
+        return None
+    relative = Path(*module.split("."))
+    for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+_PARSED: dict[Path, ast.Module | None] = {}
+
+
+def parsed_module(file: Path) -> ast.Module | None:
+    """The module's tree, parsed once per process (None if it cannot be read or parsed)."""
+    if file not in _PARSED:
+        try:
+            _PARSED[file] = ast.parse(file.read_bytes(), filename=str(file))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            _PARSED[file] = None
+    return _PARSED[file]

@@ -1,0 +1,64 @@
+"""What the whole module tells, computed once per file from its one `ast` tree: torch aliases, the
+definitions, the call graph and compiled reach, class facts, the summaries, and the origins found."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from lint_rules.engine.callgraph import CallGraph
+from lint_rules.engine.classes import ClassFacts
+from lint_rules.engine.definitions import Definition, DefinitionIndex
+from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine.module_text import lines_mentioning, torch_aliases
+from lint_rules.engine.scopes import Scope, class_attribute_kinds, function_scope
+from lint_rules.engine.taint import Origin
+
+if TYPE_CHECKING:
+    from lint_rules.engine.summaries import Summaries
+
+
+class ModuleFacts:
+    def __init__(self, tree: ast.Module, source: SourceText, source_methods: Sequence[str], path: str = "") -> None:
+        self.tree = tree
+        self.source = source
+        self.source_methods = frozenset(source_methods)
+        self.source_lines = lines_mentioning(source.text, source_methods)
+        self.torch_aliases = torch_aliases(tree)
+        self.definitions = DefinitionIndex(tree)
+        self.classes = ClassFacts(tree, self.source_methods, path)
+        self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases)
+        self.origins: dict[int, Origin] = {}
+        self.summaries: Summaries | None = None
+        self._scopes: dict[int, Scope] = {}
+        self._attribute_kinds: dict[int, dict[str, str]] = {}
+
+    def mentions(self, node: ast.stmt) -> bool:
+        """Whether a source method's name occurs in the lines of `node`."""
+        index = bisect.bisect_left(self.source_lines, node.lineno)
+        return index < len(self.source_lines) and self.source_lines[index] <= (node.end_lineno or node.lineno)
+
+    def add_mentions(self, names: Iterable[str]) -> None:
+        """Also walk the scopes that mention these names (functions found to return a source)."""
+        pattern = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b")
+        self.source_lines = sorted({*self.source_lines, *lines_mentioning(self.source.text, [], pattern)})
+
+    def function_scope(self, definition: Definition) -> Scope:
+        key = id(definition.node)
+        if key not in self._scopes:
+            self._scopes[key] = function_scope(definition, self)
+        return self._scopes[key]
+
+    def attribute_kinds(self, cls: ast.ClassDef) -> dict[str, str]:
+        if id(cls) not in self._attribute_kinds:
+            self._attribute_kinds[id(cls)] = class_attribute_kinds(cls, self)
+        return self._attribute_kinds[id(cls)]
+
+    def origin_for(self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope) -> Origin:
+        origin = self.origins.get(id(call))
+        if origin is None:
+            origin = self.origins[id(call)] = Origin(call, method, statement, scope, self.source_methods)
+        return origin

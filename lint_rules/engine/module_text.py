@@ -1,0 +1,80 @@
+"""Facts read from a module's text and top-level statements: the prefilter, the lines that mention
+a name, and the names bound to torch. Every adapter and the fixer use these, so each lives here once."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Sequence
+
+from lint_rules.files import split_lines
+
+
+def mentions_any(text: str | bytes, names: Sequence[str]) -> bool:
+    """The prefilter: False when none of `names` occurs in the text, so the file needs no parse."""
+    if isinstance(text, bytes):
+        return any(name.encode() in text for name in names)
+    return any(name in text for name in names)
+
+
+def lines_mentioning(text: str, names: Sequence[str], pattern: re.Pattern[str] | None = None) -> list[int]:
+    """The 1-based numbers of the lines where any of `names` (or `pattern`) occurs, sorted."""
+    pattern = pattern or re.compile("|".join(re.escape(name) for name in names))
+    if "\r" in text:
+        return [number for number, line in enumerate(split_lines(text), 1) if pattern.search(line)]
+    lines: set[int] = set()
+    line, counted_to = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        lines.add(line)
+    return sorted(lines)
+
+
+def torch_bindings(tree: ast.Module) -> list[str]:
+    """Module-level names bound to the torch package, in order (`import torch`, `import torch as th`,
+    `import torch.nn` binds `torch`)."""
+    found: list[str] = []
+    for statement in top_level_statements(tree.body):
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.name == "torch":
+                    found.append(alias.asname or "torch")
+                elif alias.name.startswith("torch.") and alias.asname is None:
+                    found.append("torch")
+    return list(dict.fromkeys(found))
+
+
+def torch_aliases(tree: ast.Module) -> frozenset[str]:
+    """Names that mean torch in this module: `torch` itself, and every alias it is imported under."""
+    return frozenset({"torch", *torch_bindings(tree)})
+
+
+def top_level_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module statements that run, looking into top-level `if`/`try` (e.g. `if is_torch_available():`)
+    but not under `if TYPE_CHECKING:`."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.If) and not is_type_checking_test(statement.test):
+            yield from top_level_statements([*statement.body, *statement.orelse])
+        elif isinstance(statement, ast.Try):
+            yield from top_level_statements([*statement.body, *statement.orelse, *statement.finalbody])
+            for handler in statement.handlers:
+                yield from top_level_statements(handler.body)
+
+
+def is_type_checking_test(test: ast.expr) -> bool:
+    return "TYPE_CHECKING" in ast.unparse(test)
+
+
+def import_statements(body: Sequence[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every top-level import, also under `if TYPE_CHECKING:` (imports that only name types count)."""
+    for statement in body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            yield statement
+        elif isinstance(statement, ast.If):
+            yield from import_statements([*statement.body, *statement.orelse])
+        elif isinstance(statement, ast.Try):
+            yield from import_statements([*statement.body, *statement.orelse, *statement.finalbody])
+            for handler in statement.handlers:
+                yield from import_statements(handler.body)

@@ -1,0 +1,61 @@
+"""What an operand is at one point of a function: an int, a full tensor, or unknown.
+
+Only real sources count as int evidence: a value tainted by nothing but a parameter of the
+function being summarized may be anything the caller passes.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, State, key_of, real_origins
+
+if TYPE_CHECKING:
+    from lint_rules.engine.module_facts import ModuleFacts
+    from lint_rules.engine.scopes import Scope
+
+
+def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> str:
+    """The kind a name bound to `node` gets: INT, TENSOR, INT_LENGTH_CACHE or ""."""
+    if is_int_operand(node, state, scope, module) and not is_tainted(node, state):
+        return INT
+    if is_tensor_operand(node, state, module):
+        return TENSOR
+    if module.classes.constructed_kind(node) == "int":
+        return INT_LENGTH_CACHE
+    key = key_of(node)
+    return INT_LENGTH_CACHE if key and state.kinds.get(key) == INT_LENGTH_CACHE else ""
+
+
+def is_tainted(node: ast.expr, state: State) -> bool:
+    key = key_of(node)
+    return bool(key and state.taint.get(key))
+
+
+def is_int_operand(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> bool:
+    """A value Python treats as an int here: literals, shapes, lengths, int names, tainted values."""
+    if ex.is_structurally_int(node):
+        return True
+    key = key_of(node)
+    if key:
+        return bool(real_origins(state.taint.get(key, frozenset()))) or (
+            state.kinds.get(key) == INT or key in scope.int_typed_names
+        )
+    if isinstance(node, ast.Call):
+        return ex.method_name(node) in module.source_methods
+    if isinstance(node, ast.BinOp):
+        return is_int_operand(node.left, state, scope, module) and is_int_operand(node.right, state, scope, module)
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return is_int_operand(node.operand, state, scope, module)
+    return False
+
+
+def is_tensor_operand(node: ast.expr, state: State, module: ModuleFacts) -> bool:
+    """A value known to be a full tensor: `torch.arange(...)`, a name bound to one."""
+    if isinstance(node, ast.Call):
+        root = ex.called_name(node).partition(".")[0]
+        return root in module.torch_aliases and ex.method_name(node) not in module.source_methods
+    key = key_of(node)
+    return bool(key) and state.kind(key) == TENSOR

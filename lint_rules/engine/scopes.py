@@ -1,0 +1,107 @@
+"""The scopes the walker goes through (the module body, class bodies, functions) and what each
+one's header and class tell before its first statement runs."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine.definitions import Definition
+from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR, EntryKinds, nothing_known
+
+if TYPE_CHECKING:
+    from lint_rules.engine.module_facts import ModuleFacts
+
+
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """A function (or the module, or a class body) being walked, with what its header tells."""
+
+    name: str
+    body_owner: ast.AST
+    body: Sequence[ast.stmt]
+    compiled_region: str = ""
+    returns_int: bool = False
+    is_source_definition: bool = False
+    int_typed_names: frozenset[str] = frozenset()
+    entry_kinds: EntryKinds = nothing_known
+    """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
+    parameters: tuple[str, ...] = ()
+    definition: Definition | None = None
+
+
+def scopes_to_walk(tree: ast.Module, module: ModuleFacts) -> Iterator[Scope]:
+    """The module body and every class and function that mentions a source, outermost first.
+
+    A scope whose text never names a source cannot hold a tainted value of its own: it is walked
+    only if a caller passes it one (see `summaries`).
+    """
+    if any(module.mentions(statement) for statement in tree.body):
+        yield Scope("<module>", tree, tree.body)
+    for definition in module.definitions.all:
+        if not module.mentions(definition.node):
+            continue
+        if isinstance(definition.node, ast.ClassDef):
+            yield Scope(definition.qualname, definition.node, definition.node.body)
+        else:
+            yield module.function_scope(definition)
+
+
+def function_scope(definition: Definition, module: ModuleFacts) -> Scope:
+    node = definition.node
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    int_names = {argument.arg for argument in arguments if ex.is_int_annotation(argument.annotation)}
+    cls = definition.enclosing_class
+    if cls is not None:
+        int_names |= {f"self.{name}" for name in int_annotated_attributes(cls)}
+    return Scope(
+        name=definition.qualname,
+        body_owner=node,
+        body=node.body,
+        compiled_region=module.calls.compiled_region(definition),
+        returns_int=ex.is_int_annotation(node.returns),
+        is_source_definition=node.name.lstrip("_") in module.source_methods,
+        int_typed_names=frozenset(int_names),
+        entry_kinds=entry_kinds(arguments, cls, module),
+        parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
+        definition=definition,
+    )
+
+
+def entry_kinds(arguments: list[ast.arg], cls: ast.ClassDef | None, module: ModuleFacts) -> EntryKinds:
+    """A parameter annotated with an int-length cache class; `self.attr` as the class builds or annotates it."""
+    annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
+    known: dict[str, str] = {}
+
+    def kind(key: str) -> str:
+        if key not in known:
+            known[key] = ""
+            if key in annotations and module.classes.annotation_kind(annotations[key]) == "int":
+                known[key] = INT_LENGTH_CACHE
+            elif cls is not None and key.startswith("self.") and key.count(".") == 1:
+                known[key] = module.attribute_kinds(cls).get(key, "")
+        return known[key]
+
+    return kind
+
+
+def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
+    kinds = {f"self.{attribute}": TENSOR for attribute in module.classes.tensor_attributes(cls)}
+    for attribute, annotation in module.classes.attribute_annotations(cls):
+        if module.classes.annotation_kind(annotation) == "int":
+            kinds[f"self.{attribute}"] = INT_LENGTH_CACHE
+    return kinds
+
+
+def int_annotated_attributes(node: ast.ClassDef) -> Iterator[str]:
+    for statement in node.body:
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and ex.is_int_annotation(statement.annotation)
+        ):
+            yield statement.target.id

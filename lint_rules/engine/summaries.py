@@ -1,0 +1,150 @@
+"""What each same-module function does with what it is given and what it gives back.
+
+A function's summary comes from one walk of it with every parameter seeded as its own origin:
+- `parameter_uses`: the parameters that reach an int use (directly or through further calls), with
+  that use: a tainted argument for one of them is a finding at the caller's argument;
+- `parameters_returned`: the parameters whose value reaches a `return`;
+- `returns_source`: a source's value reaches a `return`, so each call of the function is a source.
+
+Summaries are computed on demand, once per function, cycle-safe (a function still being walked has
+an empty summary) and bounded in depth.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from collections.abc import Iterator
+
+from lint_rules.engine.definitions import Definition
+from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_text import lines_mentioning
+from lint_rules.engine.scopes import Scope
+from lint_rules.engine.taint import Origin, ParameterOrigin
+from lint_rules.engine.uses import Use
+from lint_rules.engine.walker import FunctionWalker
+
+MAX_DEPTH = 8
+DISCOVERY_ROUNDS = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    uses: tuple[Use, ...] = ()
+    """Every use the walk found (those of real sources are the function's findings)."""
+    parameter_uses: dict[str, Use] = dataclasses.field(default_factory=dict)
+    parameters_returned: frozenset[str] = frozenset()
+    returns_source: bool = False
+
+
+EMPTY = Summary()
+
+
+class Summaries:
+    def __init__(self, module: ModuleFacts, source_functions: frozenset[str] = frozenset()) -> None:
+        self.module = module
+        self.source_functions = source_functions
+        """Names of the module's functions known to return a source's value."""
+        self._done: dict[tuple[int, bool], Summary] = {}
+        self._depth = 0
+
+    def of(self, definition: Definition, seeded: bool = False) -> Summary:
+        """The function's summary; `seeded`: with its parameters as origins (for `parameter_uses` and
+        `parameters_returned`), else with its own sources only (for its findings and `returns_source`)."""
+        key = (id(definition.node), seeded)
+        if key in self._done:
+            return self._done[key]
+        if self._depth >= MAX_DEPTH:
+            return EMPTY
+        self._done[key] = EMPTY  # a recursive call sees an empty summary
+        self._depth += 1
+        try:
+            self._done[key] = summarize(self.module.function_scope(definition), self.module, seeded)
+        finally:
+            self._depth -= 1
+        return self._done[key]
+
+    def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
+        found = self.module.calls.callees(call, caller.definition, with_overrides=False)
+        return [callee for callee in found if callee.is_function]
+
+    def returns_source(self, callee: Definition) -> bool:
+        """Calls of `callee` are sources: its result comes from one (checked for functions that
+        mention a source or are known to return one)."""
+        may = callee.name in self.source_functions or self.module.mentions(callee.node)
+        return may and self.of(callee).returns_source
+
+    def bind_arguments(self, call: ast.Call, callee: Definition) -> list[tuple[ast.expr, str]]:
+        """(argument, parameter name) for the arguments that `call` passes to `callee`'s parameters."""
+        node = callee.node
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        positional = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
+        if binds_first_parameter(call, callee):
+            positional = positional[1:]
+        pairs: list[tuple[ast.expr, str]] = []
+        for argument, parameter in zip(call.args, positional, strict=False):
+            if isinstance(argument, ast.Starred):
+                break
+            pairs.append((argument, parameter))
+        names = set(positional) | {argument.arg for argument in node.args.kwonlyargs}
+        pairs += [(keyword.value, keyword.arg) for keyword in call.keywords if keyword.arg in names]
+        return pairs
+
+    def discover_source_functions(self) -> frozenset[str]:
+        """Names of the functions that return a source's value, followed through calls to a fixed point."""
+        found: set[str] = set()
+        candidates = [definition for definition in self.module.definitions.all if self.module.mentions(definition.node)]
+        for _ in range(DISCOVERY_ROUNDS):
+            new = {
+                definition.name
+                for definition in candidates
+                if definition.is_function
+                and not self.module.function_scope(definition).is_source_definition
+                and definition.name not in found
+                and self.of(definition).returns_source
+            }
+            if not new:
+                break
+            found |= new
+            self.source_functions = frozenset(found)
+            candidates = list(self.functions_mentioning(new))
+        return frozenset(found)
+
+    def functions_mentioning(self, names: set[str]) -> Iterator[Definition]:
+        pattern = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\s*\(")
+        seen: set[int] = set()
+        for line in lines_mentioning(self.module.source.text, [], pattern):
+            definition = self.module.definitions.innermost_function_at(line)
+            if definition is not None and id(definition) not in seen:
+                seen.add(id(definition))
+                self._done.pop((id(definition.node), False), None)  # walk it again, knowing the new sources
+                yield definition
+
+
+def summarize(scope: Scope, module: ModuleFacts, seeded: bool) -> Summary:
+    walker = FunctionWalker(scope, module)
+    walker.seeded = seeded
+    walker.walk()
+    parameter_uses: dict[str, Use] = {}
+    for use in sorted(walker.uses.found.values(), key=lambda use: getattr(use.node, "lineno", 0)):
+        if isinstance(use.origin, ParameterOrigin):
+            parameter_uses.setdefault(use.origin.name, use)
+    returned = walker.returned
+    return Summary(
+        uses=tuple(walker.uses.found.values()),
+        parameter_uses=parameter_uses,
+        parameters_returned=frozenset(origin.name for origin in returned if isinstance(origin, ParameterOrigin)),
+        returns_source=any(isinstance(origin, Origin) for origin in returned) and not scope.is_source_definition,
+    )
+
+
+def binds_first_parameter(call: ast.Call, callee: Definition) -> bool:
+    """A method called through an instance or a class (`self.m(...)`, `obj.m(...)`, `C(...)` for
+    `__init__`) gets its first parameter bound; a static method or a plain function does not."""
+    if callee.enclosing_class is None:
+        return False
+    node = callee.node
+    if any(getattr(decorator, "id", "") == "staticmethod" for decorator in node.decorator_list):
+        return False
+    return isinstance(call.func, ast.Attribute) or callee.name == "__init__"

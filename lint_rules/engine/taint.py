@@ -1,0 +1,165 @@
+"""Taint state: which source calls a value may come from, and what is known about each name.
+
+A value is *tainted* by the set of `Origin`s it may come from. `State` maps the names (and plain
+attribute chains such as `self.past`) of one point of a function to their taint and their *kind*:
+what the name is known to hold (an int, a full tensor, a cache object whose length is an int).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine.fixplan import SourceText, plan_fix
+from lint_rules.findings import FixPlan
+
+if TYPE_CHECKING:
+    from lint_rules.engine.scopes import Scope
+
+INT = "int"
+TENSOR = "tensor"
+INT_LENGTH_CACHE = "int-length-cache"
+"""An object whose `get_seq_length()` is known to return an int (e.g. a `DynamicCache`)."""
+
+
+@dataclasses.dataclass(eq=False)
+class Origin:
+    """One source call, e.g. `cache.get_seq_length()` on line 12, or a call of a same-module function
+    that returns such a value (`self.past_length()`)."""
+
+    call: ast.Call
+    method: str
+    statement: ast.stmt
+    scope: Scope
+    source_methods: frozenset[str]
+    flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
+    """Targets of its own statement that the value (or a result computed from it) is bound to."""
+    used_in_own_statement: bool = False
+    returned: bool = False
+    """The value leaves the function: a guard would change what every caller gets."""
+    _plan: FixPlan | None = None
+
+    @property
+    def line(self) -> int:
+        return self.call.lineno
+
+    def unsafe_because(self) -> str:
+        if self.scope.compiled_region:
+            return (
+                f"the guard would add a graph break and a device sync inside a compiled region "
+                f"({self.scope.compiled_region}); keep the arithmetic on tensors or gate it with "
+                "torch.compiler.is_compiling()"
+            )
+        if self.returned:
+            return (
+                "the value is returned: a guard here would change what every caller gets, including callers "
+                "inside compiled regions; guard it where a caller needs an int"
+            )
+        return ""
+
+    def fix_plan(self, source: SourceText) -> FixPlan:
+        if self._plan is None:
+            result_targets = [] if self.used_in_own_statement else self.flowed_into
+            self._plan = plan_fix(
+                self.call,
+                self.statement,
+                self.scope.body_owner,
+                source,
+                self.unsafe_because(),
+                result_targets,
+                self.source_methods,
+                self.used_in_own_statement,
+            )
+        return self._plan
+
+
+@dataclasses.dataclass(eq=False)
+class ParameterOrigin:
+    """A parameter of the function being summarized: where it reaches an int use, a tainted
+    argument passed to it is a finding at the caller."""
+
+    name: str
+    position: int
+
+
+Taint = frozenset[Origin | ParameterOrigin]
+CLEAN: Taint = frozenset()
+
+
+def key_of(node: ast.expr) -> str:
+    """The state key of a name or a plain attribute chain (`self.past`); "" for anything else."""
+    return ex.dotted_name(node)
+
+
+EntryKinds = Callable[[str], str]
+"""What a name not yet bound in the walk holds on entry (a parameter's annotation, a class's
+attribute): asked lazily, since most names never need it."""
+
+
+def nothing_known(key: str) -> str:
+    return ""
+
+
+class State:
+    """What is known at one point of a function: which names hold a tainted value, and their kinds."""
+
+    def __init__(
+        self,
+        taint: dict[str, Taint] | None = None,
+        kinds: dict[str, str] | None = None,
+        entry: EntryKinds = nothing_known,
+        rebound: set[str] | None = None,
+    ) -> None:
+        self.taint: dict[str, Taint] = taint or {}
+        self.kinds: dict[str, str] = kinds or {}
+        self.entry = entry
+        self.rebound: set[str] = rebound or set()
+        """Keys bound in this walk: what they held on entry no longer counts."""
+
+    def kind(self, key: str) -> str:
+        if key in self.kinds:
+            return self.kinds[key]
+        return "" if key in self.rebound else self.entry(key)
+
+    def copy(self) -> State:
+        return State(dict(self.taint), dict(self.kinds), self.entry, set(self.rebound))
+
+    def bind(self, key: str, taint: Taint, kind: str = "") -> None:
+        if taint:
+            self.taint[key] = taint
+        else:
+            self.taint.pop(key, None)
+        for stale in [name for name in self.taint if name.startswith(key + ".")]:
+            del self.taint[stale]
+        self.rebound.add(key)
+        if kind:
+            self.kinds[key] = kind
+        else:
+            self.kinds.pop(key, None)
+
+    def clean(self, key: str) -> None:
+        self.taint.pop(key, None)
+
+    @staticmethod
+    def merge(states: Iterable[State | None]) -> State | None:
+        reachable = [state for state in states if state is not None]
+        if not reachable:
+            return None
+        merged = reachable[0].copy()
+        for other in reachable[1:]:
+            for key, taint in other.taint.items():
+                merged.taint[key] = merged.taint.get(key, CLEAN) | taint
+            keys = set(merged.kinds) | set(other.kinds)
+            merged.kinds = {key: merged.kind(key) for key in keys if merged.kind(key) == other.kind(key)}
+            merged.rebound |= other.rebound
+        return merged
+
+    def same_as(self, other: State) -> bool:
+        return self.taint == other.taint and self.kinds == other.kinds and self.rebound == other.rebound
+
+
+def real_origins(taint: Taint) -> list[Origin]:
+    return [origin for origin in taint if isinstance(origin, Origin)]

@@ -1,0 +1,85 @@
+"""The harmful uses of a tainted value, one method per kind of use, each worded by its rule.
+
+A use is kept once per (node, rule, origin). Uses whose origin is a parameter of the function being
+walked are not findings: they become the function's parameter summary (see `summaries`).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from lint_rules.engine.scopes import Scope
+from lint_rules.engine.taint import Origin, ParameterOrigin, Taint
+from lint_rules.rules import SLG001, SLG002, SLG003, SLG004, SLG005, Rule
+
+
+@dataclasses.dataclass(frozen=True)
+class Use:
+    node: ast.AST
+    rule: Rule
+    detail: str
+    origin: Origin | ParameterOrigin
+    scope: Scope
+
+
+class Uses:
+    """Collects the uses found while walking one scope."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self.found: dict[tuple[int, str, int], Use] = {}
+        self.statement: ast.stmt | None = None
+
+    def int_arithmetic(self, node: ast.BinOp, taint: Taint) -> None:
+        self.report(node, SLG001, SLG001.detail("binary", expr=ast.unparse(node)), taint)
+
+    def augmented_arithmetic(self, node: ast.AugAssign, taint: Taint) -> None:
+        detail = SLG001.detail("augmented", target=ast.unparse(node.target), op=operator_text(node.op))
+        self.report(node, SLG001, detail, taint)
+
+    def slice_bound(self, bound: ast.expr, taint: Taint, in_slice: bool) -> None:
+        self.report(bound, SLG002, SLG002.detail("slice" if in_slice else "index", expr=ast.unparse(bound)), taint)
+
+    def size_argument(self, argument: ast.expr, taint: Taint, callee: str) -> None:
+        self.report(argument, SLG003, SLG003.detail("size", callee=callee), taint)
+
+    def repetition_count(self, node: ast.BinOp, taint: Taint) -> None:
+        self.report(node, SLG003, SLG003.detail("repetition", expr=ast.unparse(node)), taint)
+
+    def int_comparison(self, node: ast.Call, taint: Taint, callee: str) -> None:
+        self.report(node, SLG003, SLG003.detail("comparison", callee=callee), taint)
+
+    def truth_test(self, node: ast.expr, taint: Taint) -> None:
+        self.report(node, SLG004, SLG004.detail("truth", expr=ast.unparse(node)), taint)
+
+    def int_binding(self, value: ast.expr, taint: Taint, target: str, annotated: bool) -> None:
+        """The binding itself breaks the contract: a guard right after it is the fix."""
+        detail = SLG005.detail("annotated" if annotated else "bound", target=target)
+        self.report(value, SLG005, detail, taint, in_own_statement=False)
+
+    def int_return(self, value: ast.expr, taint: Taint) -> None:
+        self.report(value, SLG005, SLG005.detail("returned"), taint)
+
+    def int_isinstance(self, node: ast.Call, taint: Taint) -> None:
+        self.report(node, SLG005, SLG005.detail("isinstance", expr=ast.unparse(node)), taint)
+
+    def passed_to(self, argument: ast.expr, taint: Taint, callee: str, parameter: str, callee_use: Use) -> None:
+        """A tainted argument for a parameter that the callee uses as an int: the callee's rule."""
+        line = getattr(callee_use.node, "lineno", 0)
+        detail = callee_use.rule.detail(
+            "passed", parameter=parameter, callee=callee, callee_detail=callee_use.detail, callee_line=line
+        )
+        self.report(argument, callee_use.rule, detail, taint)
+
+    def report(self, node: ast.AST, rule: Rule, detail: str, taint: Taint, in_own_statement: bool = True) -> None:
+        """`in_own_statement`: an int use inside the statement that binds the value, which a guard
+        after that statement cannot fix."""
+        for origin in taint:
+            if in_own_statement and isinstance(origin, Origin) and origin.statement is self.statement:
+                origin.used_in_own_statement = True
+            self.found.setdefault((id(node), rule.code, id(origin)), Use(node, rule, detail, origin, self.scope))
+
+
+def operator_text(operator: ast.operator) -> str:
+    return ast.unparse(ast.BinOp(left=ast.Name("a"), op=operator, right=ast.Name("b")))[2:-2]

@@ -1,0 +1,304 @@
+"""The taint of an expression's value, reporting the harmful uses inside it on the way."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine import operands
+from lint_rules.engine.definitions import Definition
+from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.narrowing import classes_checked, narrow
+from lint_rules.engine.scopes import Scope
+from lint_rules.engine.taint import CLEAN, INT_LENGTH_CACHE, Origin, State, Taint, key_of
+from lint_rules.engine.uses import Uses
+
+ORDERING_COMPARISONS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+class ValueWalker:
+    """Evaluates expressions of one scope; `FunctionWalker` adds the statements."""
+
+    def __init__(self, scope: Scope, module: ModuleFacts) -> None:
+        self.scope = scope
+        self.module = module
+        self.uses = Uses(scope)
+        self.statement: ast.stmt | None = None
+
+    def value(self, node: ast.expr, state: State, consumed: bool = False) -> Taint:
+        """The taint of `node`'s value; reports harmful uses inside it.
+
+        `consumed` means the parent reports the node itself if it is tainted (so that one use is
+        reported once, at the outermost harmful place).
+        """
+        if isinstance(node, ast.Name):
+            return state.taint.get(node.id, CLEAN)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node, state)
+        if isinstance(node, ast.Call):
+            return self.call(node, state)
+        if isinstance(node, ast.BinOp):
+            return self.binary(node, state, consumed)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                self.bool_use(node.operand, state)
+                return CLEAN
+            return self.value(node.operand, state, consumed)
+        if isinstance(node, ast.BoolOp):
+            return self.bool_operation(node, state, consumed)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, state)
+        if isinstance(node, ast.IfExp):
+            self.bool_use(node.test, state)
+            body = self.value(node.body, narrow(node.test, state.copy(), True, self.module), consumed)
+            return body | self.value(node.orelse, narrow(node.test, state.copy(), False, self.module), consumed)
+        if isinstance(node, ast.NamedExpr):
+            taint = self.value(node.value, state, consumed)
+            state.bind(node.target.id, taint, self.kind_of(node.value, state))
+            return taint
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node, state)
+        if isinstance(node, ast.Starred):
+            return self.value(node.value, state)
+        if isinstance(node, ast.Lambda):
+            self.lambda_body(node, state)
+            return CLEAN
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            self.comprehension(node, state)
+            return CLEAN
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.value(child, state)
+        return CLEAN
+
+    def attribute(self, node: ast.Attribute, state: State) -> Taint:
+        key = key_of(node)
+        if key and key in state.taint:
+            return state.taint[key]
+        self.value(node.value, state)
+        return CLEAN
+
+    def subscript(self, node: ast.Subscript, state: State) -> Taint:
+        container = self.value(node.value, state)
+        self.index_use(node.slice, state)
+        return container
+
+    def index_use(self, index: ast.expr, state: State) -> None:
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        for part in parts:
+            bounds = [part.lower, part.upper, part.step] if isinstance(part, ast.Slice) else [part]
+            for bound in bounds:
+                if bound is None:
+                    continue
+                taint = self.value(bound, state, consumed=True)
+                if taint:
+                    self.uses.slice_bound(bound, taint, isinstance(part, ast.Slice))
+
+    def binary(self, node: ast.BinOp, state: State, consumed: bool) -> Taint:
+        left_is_int = self.is_int_operand(node.left, state)
+        right_is_int = self.is_int_operand(node.right, state)
+        left = self.value(node.left, state, consumed=right_is_int)
+        right = self.value(node.right, state, consumed=left_is_int)
+        if not (left or right):
+            return CLEAN
+        if isinstance(node.op, ast.Mult) and (ex.is_sequence_display(node.left) or ex.is_sequence_display(node.right)):
+            self.uses.repetition_count(node, left | right)
+            return CLEAN
+        if self.is_tensor_operand(node.left, state) or self.is_tensor_operand(node.right, state):
+            return CLEAN
+        used_as_int = (left if right_is_int else CLEAN) | (right if left_is_int else CLEAN)
+        if used_as_int and not consumed:
+            self.uses.int_arithmetic(node, used_as_int)
+        return left | right
+
+    def bool_operation(self, node: ast.BoolOp, state: State, consumed: bool) -> Taint:
+        """`a and b`: `b` is evaluated where `a` was true (false for `or`), so it sees `a`'s narrowing."""
+        taint = CLEAN
+        truth = isinstance(node.op, ast.And)
+        for operand in node.values[:-1]:
+            taint |= self.bool_use(operand, state)
+            state = narrowed_by(operand, state, truth, self.module)
+        return taint | self.value(node.values[-1], state, consumed)
+
+    def compare(self, node: ast.Compare, state: State) -> Taint:
+        taint = CLEAN
+        operands_ = [node.left, *node.comparators]
+        operators = [node.ops[0], *node.ops]
+        for operand, operator in zip(operands_, operators, strict=True):
+            operand_taint = self.compared_value(operand, state)
+            if not isinstance(operator, ORDERING_COMPARISONS):
+                taint |= operand_taint
+        return taint
+
+    def compared_value(self, operand: ast.expr, state: State) -> Taint:
+        """A tuple or list compared (`size != (b, n)`) carries the taint of its elements."""
+        if isinstance(operand, (ast.Tuple, ast.List)):
+            taint = CLEAN
+            for element in operand.elts:
+                taint |= self.value(element, state)
+            return taint
+        return self.value(operand, state)
+
+    def call(self, node: ast.Call, state: State) -> Taint:
+        origin = self.source_origin(node, state)
+        if origin is not None:
+            self.value(node.func, state)
+            return frozenset({origin})
+        name = ex.called_name(node)
+        method = ex.method_name(node)
+        receiver = self.value(node.func.value, state) if isinstance(node.func, ast.Attribute) else CLEAN
+        if name in ex.COERCING_BUILTINS or name in ex.COERCING_FUNCTIONS:
+            self.arguments(node, state)
+            return CLEAN
+        if name == "isinstance" and len(node.args) == 2:
+            return self.isinstance_check(node, state)
+        if name in ex.COMPARING_BUILTINS:
+            return self.max_min(node, state)
+        argument_taints = self.arguments(node, state, ex.size_arguments(node, self.module.torch_aliases))
+        argument_taint = CLEAN.union(*argument_taints.values())
+        if name in ex.PROPAGATING_BUILTINS:
+            return argument_taint
+        if method in ex.COERCING_METHODS:
+            return CLEAN
+        if method in ex.TENSOR_PRESERVING_METHODS:
+            return receiver
+        return self.call_into_module(node, state, argument_taints)
+
+    def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
+        """A call of a same-module function: its summary says which arguments it uses as ints,
+        which reach its result, and whether its result is a source itself."""
+        summaries = self.module.summaries
+        if summaries is None:
+            return CLEAN
+        result = CLEAN
+        for callee in summaries.callees(node, self.scope):
+            if argument_taints:
+                result |= self.passed_arguments(node, callee, argument_taints)
+            if self.statement is not None and summaries.returns_source(callee):
+                result |= {self.module.origin_for(node, callee.name, self.statement, self.scope)}
+        return result
+
+    def passed_arguments(self, node: ast.Call, callee: Definition, argument_taints: dict[int, Taint]) -> Taint:
+        """Reports the tainted arguments the callee uses as ints; the taint that reaches its result."""
+        assert self.module.summaries is not None
+        summary = self.module.summaries.of(callee, seeded=True)
+        result = CLEAN
+        for argument, parameter in self.module.summaries.bind_arguments(node, callee):
+            taint = argument_taints.get(id(argument), CLEAN)
+            use = summary.parameter_uses.get(parameter)
+            if taint and use is not None:
+                self.uses.passed_to(argument, taint, callee.name, parameter, use)
+            if parameter in summary.parameters_returned:
+                result |= taint
+        return result
+
+    def arguments(self, node: ast.Call, state: State, sizes: Sequence[ast.expr] = ()) -> dict[int, Taint]:
+        """Walks every argument once; reports the tainted ones that are sizes (SLG003).
+        Returns the taint of each tainted argument, by the argument node's id."""
+        size_ids = {id(size) for size in sizes}
+        taints: dict[int, Taint] = {}
+        for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            elements = argument.elts if isinstance(argument, (ast.Tuple, ast.List)) else []
+            parts = elements if any(id(element) in size_ids for element in elements) else [argument]
+            for part in parts:
+                part_taint = self.value(part, state, consumed=id(part) in size_ids)
+                if part_taint and id(part) in size_ids:
+                    self.uses.size_argument(part, part_taint, ex.called_name(node) or ex.method_name(node))
+                if part_taint:
+                    taints[id(argument)] = taints.get(id(argument), CLEAN) | part_taint
+        return taints
+
+    def isinstance_check(self, node: ast.Call, state: State) -> Taint:
+        subject, classes = node.args
+        taint = self.value(subject, state)
+        checks_int, checks_tensor = classes_checked(classes, self.module)
+        if taint and checks_int and not checks_tensor:
+            self.uses.int_isinstance(node, taint)
+        return CLEAN
+
+    def max_min(self, node: ast.Call, state: State) -> Taint:
+        taint = CLEAN
+        for argument in node.args:
+            taint |= self.value(argument, state, consumed=True)
+        if taint and len(node.args) > 1:
+            self.uses.int_comparison(node, taint, ex.called_name(node))
+        return taint
+
+    def lambda_body(self, node: ast.Lambda, state: State) -> None:
+        inner = state.copy()
+        for argument in ast.walk(node.args):
+            if isinstance(argument, ast.arg):
+                inner.bind(argument.arg, CLEAN)
+        self.value(node.body, inner)
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, state: State) -> None:
+        inner = state.copy()
+        for generator in node.generators:
+            self.value(generator.iter, inner)
+            self.bind_target(generator.target, CLEAN, "", inner)
+            for condition in generator.ifs:
+                self.bool_use(condition, inner)
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for element in elements:
+            self.value(element, inner)
+
+    def bool_use(self, node: ast.expr, state: State) -> Taint:
+        """`node` is evaluated for its truth (`if`, `while`, `assert`, `and`/`or`, `not`); its value's taint."""
+        if isinstance(node, ast.BoolOp):
+            taint = CLEAN
+            truth = isinstance(node.op, ast.And)
+            for operand in node.values:
+                taint |= self.bool_use(operand, state)
+                state = narrowed_by(operand, state, truth, self.module)
+            return taint
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            self.bool_use(node.operand, state)
+            return CLEAN
+        taint = self.value(node, state, consumed=True)
+        if taint:
+            self.uses.truth_test(node, taint)
+        return taint
+
+    def source_origin(self, node: ast.Call, state: State) -> Origin | None:
+        method = ex.method_name(node)
+        if method not in self.module.source_methods or self.statement is None:
+            return None
+        assert isinstance(node.func, ast.Attribute)
+        if self.receiver_has_int_length(node.func.value, state):
+            return None
+        return self.module.origin_for(node, method, self.statement, self.scope)
+
+    def receiver_has_int_length(self, receiver: ast.expr, state: State) -> bool:
+        """`self` in an int-length class (`super()`: its bases), a name known to hold an int-length
+        cache, `DynamicCache(...)`."""
+        cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
+        if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
+            return self.module.classes.length_kind(cls) == "int"
+        if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
+            return self.module.classes.bases_length_kind(cls) == "int"
+        key = key_of(receiver)
+        if key and state.kind(key) == INT_LENGTH_CACHE:
+            return True
+        return self.module.classes.constructed_kind(receiver) == "int"
+
+    # ----- what operands are (see `operands`) -------------------------------------------------
+
+    def kind_of(self, node: ast.expr, state: State) -> str:
+        return operands.kind_of(node, state, self.scope, self.module)
+
+    def is_int_operand(self, node: ast.expr, state: State) -> bool:
+        return operands.is_int_operand(node, state, self.scope, self.module)
+
+    def is_tensor_operand(self, node: ast.expr, state: State) -> bool:
+        return operands.is_tensor_operand(node, state, self.module)
+
+    def bind_target(self, target: ast.expr, taint: Taint, kind: str, state: State) -> None:
+        raise NotImplementedError  # statements bind; see FunctionWalker
+
+
+def narrowed_by(operand: ast.expr, state: State, truth: bool, module: ModuleFacts) -> State:
+    """The state for the operands after `operand` in an `and` (`truth`) or `or` chain: a narrowed
+    copy when the operand narrows anything, else the same state (so that a walrus binding stays)."""
+    narrowed = narrow(operand, state.copy(), truth, module)
+    return state if narrowed.same_as(state) else narrowed

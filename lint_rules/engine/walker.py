@@ -1,0 +1,218 @@
+"""The forward, flow-sensitive walk over one scope's statements.
+
+Taint flows through assignments; branches are merged by union; loop bodies are walked until their
+entry state stops changing (at most twice); `if`/`assert`/early `return` narrow the state.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from lint_rules.engine import expressions as ex
+from lint_rules.engine.narrowing import narrow, narrowed_key
+from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
+from lint_rules.engine.values import ValueWalker
+
+
+class FunctionWalker(ValueWalker):
+    """Walks the statements of one scope, tracking taint and collecting harmful uses."""
+
+    returned: Taint = CLEAN
+    """The taint of every value the scope returns."""
+    seeded = False
+    """Each parameter starts as its own origin (for the function's summary)."""
+
+    def walk(self) -> None:
+        state = State(entry=self.scope.entry_kinds)
+        if self.seeded:
+            for position, parameter in enumerate(self.scope.parameters):
+                state.taint[parameter] = frozenset({ParameterOrigin(parameter, position)})
+        self.walk_block(self.scope.body, state)
+
+    def walk_block(self, body: Sequence[ast.stmt], state: State | None) -> State | None:
+        for index, statement in enumerate(body):
+            if state is None:
+                return None
+            self.statement = self.uses.statement = statement
+            state = self.walk_statement(statement, state, body[index + 1 : index + 2])
+        return state
+
+    def walk_statement(self, node: ast.stmt, state: State, following: Sequence[ast.stmt]) -> State | None:
+        if isinstance(node, ast.Assign):
+            self.walk_assign(node.targets, node.value, state, following)
+        elif isinstance(node, ast.AnnAssign):
+            self.walk_annotated_assign(node, state, following)
+        elif isinstance(node, ast.AugAssign):
+            self.walk_augmented_assign(node, state)
+        elif isinstance(node, ast.Return):
+            self.walk_return(node, state)
+            return None
+        elif isinstance(node, (ast.Raise, ast.Continue, ast.Break)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.value(child, state)
+            return None
+        elif isinstance(node, ast.If):
+            return self.walk_if(node, state)
+        elif isinstance(node, (ast.While, ast.For, ast.AsyncFor)):
+            return self.walk_loop(node, state)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.value(item.context_expr, state)
+                if item.optional_vars is not None:
+                    self.bind_target(item.optional_vars, CLEAN, "", state)
+            return self.walk_block(node.body, state)
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            return self.walk_try(node, state)
+        elif isinstance(node, ast.Match):
+            return self.walk_match(node, state)
+        elif isinstance(node, ast.Assert):
+            self.bool_use(node.test, state)
+            if node.msg is not None:
+                self.value(node.msg, state)
+            return narrow(node.test, state, True, self.module)
+        elif isinstance(node, ast.Expr):
+            self.value(node.value, state)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                state.bind(key_of(target), CLEAN)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for header_part in definition_header(node):
+                self.value(header_part, state)
+            state.bind(node.name, CLEAN)
+        return state
+
+    def walk_assign(
+        self, targets: Sequence[ast.expr], value: ast.expr, state: State, following: Sequence[ast.stmt]
+    ) -> None:
+        if len(targets) == 1 and is_pairwise_unpacking(targets[0], value):
+            assert isinstance(targets[0], (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+            for element_target, element_value in zip(targets[0].elts, value.elts, strict=True):
+                self.walk_assign([element_target], element_value, state, following)
+            return
+        taint = self.value(value, state)
+        kind = self.kind_of(value, state)
+        for target in targets:
+            if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
+                self.uses.int_binding(value, taint, key_of(target), annotated=False)
+            self.bind_target(target, taint, kind, state)
+
+    def walk_annotated_assign(self, node: ast.AnnAssign, state: State, following: Sequence[ast.stmt]) -> None:
+        if node.value is None:
+            return
+        taint = self.value(node.value, state)
+        if ex.is_int_annotation(node.annotation) and taint and not self.guarded_next(node.target, following):
+            self.uses.int_binding(node.value, taint, ast.unparse(node.target), annotated=True)
+        annotated_kind = INT if ex.is_int_annotation(node.annotation) else ""
+        self.bind_target(node.target, taint, self.kind_of(node.value, state) or annotated_kind, state)
+
+    def walk_augmented_assign(self, node: ast.AugAssign, state: State) -> None:
+        key = key_of(node.target)
+        before = state.taint.get(key, CLEAN)
+        added = self.value(node.value, state)
+        target_is_int = not before and self.is_int_operand(node.target, state)
+        if (before and not added and self.is_int_operand(node.value, state)) or (added and target_is_int):
+            self.uses.augmented_arithmetic(node, before | added)
+        if key:
+            state.bind(key, before | added, INT if not (before | added) and state.kinds.get(key) == INT else "")
+
+    def walk_return(self, node: ast.Return, state: State) -> None:
+        if node.value is None:
+            return
+        taint = self.value(node.value, state)
+        self.returned |= taint
+        for origin in taint:
+            if isinstance(origin, Origin):
+                origin.returned = True
+        if taint and self.scope.returns_int and not self.scope.is_source_definition:
+            self.uses.int_return(node.value, taint)
+
+    def walk_if(self, node: ast.If, state: State) -> State | None:
+        self.bool_use(node.test, state)
+        then_state = self.walk_block(node.body, narrow(node.test, state.copy(), True, self.module))
+        else_state = self.walk_block(node.orelse, narrow(node.test, state.copy(), False, self.module))
+        return State.merge([then_state, else_state])
+
+    def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
+        entry = state
+        exit_state: State | None = state
+        for _ in range(2):
+            self.statement = self.uses.statement = node
+            loop_state = entry.copy()
+            if isinstance(node, ast.While):
+                self.bool_use(node.test, loop_state)
+                body_state = narrow(node.test, loop_state.copy(), True, self.module)
+            else:
+                self.value(node.iter, loop_state)
+                body_state = loop_state.copy()
+                self.bind_target(node.target, CLEAN, "", body_state)
+            end_of_body = self.walk_block(node.body, body_state)
+            exit_state = State.merge([loop_state, end_of_body])
+            if exit_state is None or exit_state.same_as(entry):
+                break
+            entry = exit_state
+        return self.walk_block(node.orelse, exit_state)
+
+    def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
+        after_body = self.walk_block(node.body, state.copy())
+        handler_entry = State.merge([state, after_body]) or state
+        handlers = []
+        for handler in node.handlers:
+            handler_state = handler_entry.copy()
+            if handler.name:
+                handler_state.bind(handler.name, CLEAN)
+            handlers.append(self.walk_block(handler.body, handler_state))
+        after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
+        merged = State.merge([after_else, *handlers])
+        if node.finalbody:
+            return self.walk_block(node.finalbody, merged or handler_entry.copy()) if merged else None
+        return merged
+
+    def walk_match(self, node: ast.Match, state: State) -> State | None:
+        self.value(node.subject, state)
+        ends = []
+        for case in node.cases:
+            case_state = state.copy()
+            if case.guard is not None:
+                self.bool_use(case.guard, case_state)
+            ends.append(self.walk_block(case.body, case_state))
+        return State.merge([*ends, state])
+
+    def bind_target(self, target: ast.expr, taint: Taint, kind: str, state: State) -> None:
+        for origin in taint:
+            if isinstance(origin, Origin) and origin.statement is self.statement and target not in origin.flowed_into:
+                origin.flowed_into.append(target)
+        for bound in ex.assigned_names(target):
+            key = key_of(bound)
+            if key:
+                state.bind(key, taint, kind if isinstance(target, (ast.Name, ast.Attribute)) else "")
+        for node in ast.walk(target):
+            if isinstance(node, ast.Subscript):
+                self.value(node.value, state)
+                self.index_use(node.slice, state)
+
+    def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
+        """The int-annotated binding is immediately followed by the fixer's guard."""
+        if not following or not isinstance(following[0], ast.If):
+            return False
+        guard = following[0]
+        return narrowed_key(guard.test, self.module) == (key_of(target), TENSOR) and bool(guard.body)
+
+
+def definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.expr]:
+    """What the enclosing scope evaluates when it runs a `def` or `class` statement."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
+    defaults = [default for default in node.args.kw_defaults if default is not None]
+    return [*node.decorator_list, *node.args.defaults, *defaults]
+
+
+def is_pairwise_unpacking(target: ast.expr, value: ast.expr) -> bool:
+    """`a, b = x, y`: each target gets its own value."""
+    return (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(element, ast.Starred) for element in [*target.elts, *value.elts])
+    )
