@@ -20,3 +20,12 @@ def prefill(model: torch.nn.Module, cache: object, input_ids: torch.Tensor) -> t
     position_ids = torch.arange(past_length, input_ids.shape[1]).unsqueeze(0)
     output: torch.Tensor = model(new_tokens, position_ids=position_ids, past_key_values=cache)
     return output
+
+
+class PositionEmbedding(torch.nn.Module):
+    """The same value inside `forward`, which runs compiled: a guard here would add a graph break,
+    so the finding is reported and left alone (`--unsafe-fixes` applies it anyway)."""
+
+    def forward(self, cache: object, inputs_embeds: torch.Tensor) -> torch.Tensor:
+        past_length = cache.get_seq_length()  # type: ignore[attr-defined]
+        return torch.arange(past_length, past_length + inputs_embeds.shape[1])

@@ -51,7 +51,9 @@ def run(argv: Sequence[str] | None) -> int:
     outside = 0
     for outcome in fix_paths(args.paths or [os.curdir], settings, mode, args.jobs):
         report.add(outcome)
-        sys.stdout.write(outcome.diff)
+        if outcome.diff:
+            sys.stdout.write(outcome.diff)
+            sys.stdout.flush()  # before this file's findings on stderr, when both go to one terminal or pipe
         outside += bool(outcome.diff) and is_outside(patch_name(outcome.path))
         if args.format == "text":
             findings_stream.write(report.text_lines(outcome))

@@ -1,42 +1,54 @@
 #!/usr/bin/env bash
-# The demo: install the linter alone (libcst and flake8, no torch), check the
-# installed transformers' generation code (or a bundled example when transformers
-# is not installed), then show the fixer's patch without writing anything.
+# The demo: the linter alone (libcst and flake8, no torch) on transformers 5.5.3, the release with
+# the reported bug. It fetches the wheel (pure Python, `pip download --no-deps`, kept in
+# benchmarks/.cache), checks and diffs its generation code (`GenerationMixin._prefill`), then shows
+# a finding left alone because it runs compiled. Without the package index it uses the bundled
+# example instead and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$PWD"
+version=5.5.3
+cache="$repo/benchmarks/.cache"
+unpacked="$cache/transformers-$version"
 
-if [ ! -x .venv/bin/python ]; then
-    "$(command -v python3.11 || command -v python3)" -m venv .venv
+if [ ! -x .venv/bin/seqlen-guard-fix ]; then
+    [ -x .venv/bin/python ] || "$(command -v python3.11 || command -v python3)" -m venv .venv
+    log="$(mktemp)"
+    if ! .venv/bin/python -m pip install --quiet --disable-pip-version-check -e . >"$log" 2>&1; then
+        cat "$log" >&2
+        exit 1
+    fi
+    rm -f "$log"
 fi
-install_log="$(mktemp)"
-if ! .venv/bin/python -m pip install --quiet --disable-pip-version-check -e . >"$install_log" 2>&1; then
-    cat "$install_log" >&2
-    exit 1
-fi
-rm -f "$install_log"
+bin="$repo/.venv/bin"
+export PYTHONPATH="$repo${PYTHONPATH:+:$PYTHONPATH}" # this checkout's code, whatever the venv was installed from
 
-# The folder transformers is installed in, found without importing it (or torch).
-site_packages() {
-    for python in .venv/bin/python python3; do
-        "$python" - <<'PY' 2>/dev/null && return
-import importlib.util, pathlib, sys
-spec = importlib.util.find_spec("transformers")
-if spec is None or spec.origin is None:
-    sys.exit(1)
-print(pathlib.Path(spec.origin).parent.parent)
+# The wheel's transformers/ folder, unpacked once; fails (quietly) when the index cannot be reached.
+fetch_transformers() {
+    [ -d "$unpacked/transformers" ] && return 0
+    mkdir -p "$cache"
+    "$bin/python" -m pip download --quiet --disable-pip-version-check --no-deps --retries 1 --timeout 15 \
+        "transformers==$version" -d "$cache" >/dev/null 2>&1 || return 1
+    rm -rf "$unpacked.partial"
+    "$bin/python" - "$cache/transformers-$version-py3-none-any.whl" "$unpacked.partial" <<'PY' || return 1
+import sys
+import zipfile
+
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    wheel.extractall(sys.argv[2], [name for name in wheel.namelist() if name.startswith("transformers/")])
 PY
-    done
-    return 1
+    mv "$unpacked.partial" "$unpacked"
 }
 
-bin="$PWD/.venv/bin"
-if folder="$(site_packages)"; then
-    cd "$folder"
+if fetch_transformers; then
+    cd "$unpacked"
     target=transformers/generation
-    echo "== in $folder, where transformers is installed"
+    scope=transformers
+    echo "== transformers $version, the release with the reported bug (wheel cached in benchmarks/.cache)"
 else
     target=examples/prefill_before.py
-    echo "== transformers is not installed; using the bundled example"
+    scope=$target
+    echo "== the package index cannot be reached: showing the bundled $target instead of transformers $version"
 fi
 
 echo
@@ -46,7 +58,14 @@ status=0
 echo "(exit status $status: 0 clean, 1 findings, 2 error)"
 
 echo
-echo "== seqlen-guard-fix --diff $target   (writes nothing)"
+echo "== seqlen-guard-fix --diff $target > fix.patch   (stdout: the patch; stderr: the findings; writes nothing)"
 status=0
 "$bin/seqlen-guard-fix" --diff "$target" || status=$?
 echo "(exit status $status: 1 while fixes are pending)"
+
+echo
+echo "== left alone: a finding in a compiled region (seqlen-guard-fix --check $scope)"
+report="$(mktemp)"
+"$bin/seqlen-guard-fix" --check "$scope" 2>"$report" || true
+grep -m 1 "compiled region" "$report" || echo "(none found)"
+rm -f "$report"
