@@ -7,17 +7,13 @@ Ctrl-C is deferred before the fixer's modules (LibCST among them) are imported, 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from lint_rules.interrupts import run_command
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
 INTERRUPTED = "seqlen-guard-fix: interrupted; every file is either as it was or fully rewritten"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     return run_command("fixers.fix_command", argv, INTERRUPTED)
 
 

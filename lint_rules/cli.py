@@ -6,13 +6,8 @@ however early it comes; the command itself is `lint_rules.check_command`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lint_rules.interrupts import run_command
 
-if TYPE_CHECKING:
-    from collections.abc import Sequence
 
-
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     return run_command("lint_rules.check_command", argv, "seqlen-guard: interrupted")

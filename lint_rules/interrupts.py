@@ -3,7 +3,7 @@
 The console scripts and `python -m` land here before anything heavy is imported: from then on
 SIGINT only sets a flag, and the run stops at the next file (`stop_if_interrupted`), never in the
 middle of one (LibCST turns an interrupt in its code generator into a KeyError). Only `signal`
-and `typing` are imported here beyond what Python loads at start-up, so the window in which
+is imported here beyond what Python loads at start-up (no `typing` either), so the window in which
 Ctrl-C can still raise is Python's own start-up.
 """
 
@@ -12,38 +12,29 @@ from __future__ import annotations
 import importlib
 import signal
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
-    Run = Callable[[Sequence[str] | None], int]
 
 EXIT_INTERRUPTED = 130
 
 _interrupted = False
 
 
-def run_command(module: str, argv: Sequence[str] | None, message: str) -> int:
+def run_command(module: str, argv: list[str] | None, message: str) -> int:
     """`module.run(argv)`, with interrupts deferred from before `module` is imported."""
-    previous = defer_interrupts()
+    defer_interrupts()  # for good: a Ctrl-C while Python exits must not print a traceback either
     try:
-        run: Run = importlib.import_module(module).run
-        status = run(argv)
+        status: int = importlib.import_module(module).run(argv)
         stop_if_interrupted()  # Ctrl-C after the last file still means "interrupted"
     except KeyboardInterrupt:
         print(message, file=sys.stderr)
         return EXIT_INTERRUPTED
-    finally:
-        signal.signal(signal.SIGINT, previous)  # for a caller in the same process (tests)
     return status
 
 
-def defer_interrupts() -> signal._HANDLER:
-    """From now on Ctrl-C only notes the interrupt; returns the handler it replaces."""
+def defer_interrupts() -> None:
+    """From now on Ctrl-C only notes the interrupt."""
     global _interrupted
     _interrupted = False
-    return signal.signal(signal.SIGINT, _note_interrupt)
+    signal.signal(signal.SIGINT, _note_interrupt)
 
 
 def _note_interrupt(signum: int, frame: object) -> None:

@@ -209,3 +209,96 @@ def test_ctrl_c_stops_quietly(tmp_path: Path, jobs: int) -> None:
         assert "Traceback" not in message, f"a traceback on Ctrl-C (after {after} files):\n{excerpt}"
         assert len(message.splitlines()) <= 3, f"Ctrl-C printed {len(message.splitlines())} lines"
         shutil.rmtree(folder)
+
+
+# ------------------------------------------------------------------------ start-up and the end
+
+DRIVER = """
+import os, runpy, signal, sys
+
+point, module, arguments = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+
+def interrupt():
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+class InterruptOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == point:
+            sys.meta_path.remove(self)
+            interrupt()
+        return None
+
+
+class InterruptOnText:
+    def __init__(self, stream, text):
+        self.stream, self.text = stream, text
+
+    def write(self, data):
+        if self.text in data:
+            interrupt()
+        return self.stream.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+stream, _, text = point.partition(":")
+if stream == "stdout":
+    sys.stdout = InterruptOnText(sys.stdout, text)
+elif stream == "stderr":
+    sys.stderr = InterruptOnText(sys.stderr, text)
+else:
+    sys.meta_path.insert(0, InterruptOnImport())
+sys.argv = [module, *arguments]
+runpy.run_module(module, run_name="__main__", alter_sys=True)
+"""
+"""Runs a command line as `python -m` does, sending itself SIGINT at a chosen point: when a module
+starts being imported, or when a given text is written to stdout or stderr."""
+
+FIXER_POINTS = [
+    "fixers.fix_command",  # the first import after the entry point
+    "lint_rules.config",
+    "tomllib",
+    "libcst",
+    "lint_rules.checking",
+    "stdout:+++ b/",  # while the first patch is written
+    "stderr:files scanned",  # the summary, after the last file
+]
+CHECKER_POINTS = ["lint_rules.check_command", "lint_rules.checking", "lint_rules.formats", "stdout:SLG"]
+
+
+def interrupt_at(point: str, module: str, arguments: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", DRIVER, point, module, *arguments],
+        cwd=cwd,
+        env=cli_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "point"),
+    [(FIXER, point) for point in FIXER_POINTS] + [("lint_rules", point) for point in CHECKER_POINTS],
+)
+def test_ctrl_c_at_start_up_and_after_the_last_file(tmp_path: Path, module: str, point: str) -> None:
+    """130, one line, no traceback, wherever the interrupt lands; a file is never half-written."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    for index in range(3):
+        (folder / file_name(index)).write_bytes(old_source(index))
+    arguments = ["--diff", "."] if module == FIXER and point.startswith("stdout") else ["."]
+    result = interrupt_at(point, module, arguments, folder)
+    assert result.returncode == 130, f"exit {result.returncode} at {point}:\n{result.stderr[-3000:]}"
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1].endswith("interrupted") or "interrupted;" in result.stderr.splitlines()[-1]
+    if ":" not in point:
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stdout == ""
+        assert all((folder / file_name(index)).read_bytes() == old_source(index) for index in range(3))
+    for index in range(3):
+        assert (folder / file_name(index)).read_bytes() in (old_source(index), new_source(index))
