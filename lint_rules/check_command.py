@@ -8,12 +8,11 @@ read or parsed (the other files are still checked).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 
 from lint_rules.checking import CheckedFile, check_path
-from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
+from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, settings_from_args
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
 from lint_rules.formats import render, rule_help_text
@@ -29,9 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="seqlen-guard",
         description="Find tensor-valued get_seq_length() results used as Python ints.",
     )
-    parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files and folders to check (default: the current folder)"
-    )
+    add_paths_argument(parser, "check")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument(
         "--show-silenced", action="store_true", help="also list the findings that a `# noqa` comment silences"
@@ -50,7 +47,7 @@ def run(argv: Sequence[str] | None) -> int:
     except ConfigError as error:
         print(f"seqlen-guard: {error}", file=sys.stderr)
         return EXIT_ERROR
-    results = check_paths(args.paths or [os.curdir], settings, args.jobs)
+    results = check_paths(args.paths, settings, args.jobs)
     findings, silenced, errors = collect(results)
     output = render(findings, args.format)
     if args.show_silenced and silenced:

@@ -174,6 +174,17 @@ def check_methods(methods: Sequence[str], where: str) -> tuple[str, ...]:
 # -------------------------------------------------------------------------- command line
 
 
+def add_paths_argument(parser: argparse.ArgumentParser, verb: str) -> None:
+    """The files and folders to work on; none given means the current folder, as in flake8 and ruff."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        default=[os.curdir],
+        metavar="PATH",
+        help=f"files and folders to {verb} (default: the current folder, minus the configured exclude)",
+    )
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags the checker and the fixer share; read them back with `settings_from_args`."""
     rules = parser.add_argument_group("rules and configuration")

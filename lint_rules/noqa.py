@@ -2,6 +2,8 @@
 
 A bare `# noqa` silences every finding on its line, `# noqa: SLG002,E501` only the codes named.
 As in flake8, a comment anywhere in a statement that spans several lines covers all of them.
+A `# flake8: noqa` (or `# ruff: noqa`) line silences the whole file; with codes
+(`# flake8: noqa: SLG004`), as ruff reads it, only those codes in the whole file.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from collections.abc import Iterable
 from lint_rules.files import split_lines
 from lint_rules.findings import Finding
 
-NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+CODES = r"(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)"
+NOQA = re.compile(r"#\s*noqa(?::[\s]?" + CODES + ")?", re.IGNORECASE)
+FILE_NOQA = re.compile(r"#\s*(?:flake8|ruff)[:=]\s*noqa(?:\s*:\s*" + CODES + ")?", re.IGNORECASE)
 EVERY_CODE = frozenset({"*"})
 
 
-def noqa_codes(comment_text: str) -> frozenset[str] | None:
+def noqa_codes(comment_text: str, pattern: re.Pattern[str] = NOQA) -> frozenset[str] | None:
     """The codes a piece of text silences: EVERY_CODE for a bare `# noqa`, None when it has none."""
-    match = NOQA.search(comment_text)
+    match = pattern.search(comment_text)
     if match is None:
         return None
     codes = match.group("codes")
@@ -59,11 +63,26 @@ def split_silenced(findings: Iterable[Finding], text: str) -> tuple[list[Finding
     if not findings or "noqa" not in text.lower():
         return findings, []
     lines = split_lines(text)
+    whole_file = file_noqa_codes(lines)
     ranges = statement_line_ranges(text)
     reported: list[Finding] = []
     silenced: list[Finding] = []
     for finding in findings:
         first, last = ranges.get(finding.line, (finding.line, finding.line))
         codes = noqa_codes("\n".join(lines[first - 1 : last]))
-        (silenced if is_silenced(finding.code, codes) else reported).append(finding)
+        is_quiet = is_silenced(finding.code, codes) or is_silenced(finding.code, whole_file)
+        (silenced if is_quiet else reported).append(finding)
     return reported, silenced
+
+
+def file_noqa_codes(lines: list[str]) -> frozenset[str] | None:
+    """What the file's `# flake8: noqa` / `# ruff: noqa` lines silence in the whole file."""
+    found: set[str] = set()
+    for line in lines:
+        if "noqa" not in line.lower():
+            continue
+        codes = noqa_codes(line, FILE_NOQA)
+        if codes == EVERY_CODE:
+            return EVERY_CODE
+        found |= codes or set()
+    return frozenset(found) or None

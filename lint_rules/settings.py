@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length",)
+DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length", "get_query_offset")
+"""`Cache.get_query_offset(layer_idx)` (transformers 5.2x) returns `get_seq_length(layer_idx)`: the same tensor."""
 ALL_CODES: tuple[str, ...] = ("SLG001", "SLG002", "SLG003", "SLG004", "SLG005")
 
 

@@ -145,3 +145,37 @@ def test_libcst_tool_runs_the_codemod(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "    if isinstance(n, torch.Tensor):\n        n = int(n.item())\n" in path.read_text()
+
+
+def test_every_adapter_reads_the_same_sibling_module(tmp_path: Path) -> None:
+    """Classes imported from the same package are read from disk by the engine itself, so flake8,
+    the checker and the fixer see the same facts: here an int-length cache class in `caches.py`."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "caches.py").write_text("class Counted:\n    def get_seq_length(self):\n        return 0\n")
+    model = package / "model.py"
+    model.write_text(
+        "from .caches import Counted\n\n\n"
+        "def trim(cache: Counted, x):\n    return x[:, cache.get_seq_length():]\n\n\n"
+        "def trim_any(cache, x):\n    return x[:, cache.get_seq_length():]\n"
+    )
+    flake8 = run("-m", "flake8", "--select=SLG", str(model))
+    checker = run("-m", "lint_rules", str(model))
+    fixer = run("-m", "fixers.rewrite", "--check", str(model))
+    from_fixer = sorted(line.rsplit(" [", 1)[0] for line in finding_lines(fixer.stderr))
+    assert finding_lines(flake8.stdout) == finding_lines(checker.stdout) == from_fixer
+    assert [line.split(":")[1] for line in finding_lines(checker.stdout)] == ["9"]
+
+
+def test_a_file_level_noqa_silences_the_file_in_the_checker_and_the_fixer(sample: Path) -> None:
+    sample.write_text("# flake8: noqa: SLG002\n" + SAMPLE)
+    checker = run("-m", "lint_rules", "--show-silenced", str(sample))
+    silenced = [line.split(": ")[1].split()[0] for line in checker.stdout.splitlines() if "silenced" in line]
+    reported = [line.split(": ")[1].split()[0] for line in finding_lines(checker.stdout) if "silenced" not in line]
+    assert sorted(silenced) == ["SLG002", "SLG002", "SLG002", "SLG004"]
+    assert "SLG002" not in reported and reported
+    sample.write_text("# flake8: noqa\n" + SAMPLE)
+    assert run("-m", "lint_rules", str(sample)).returncode == 0
+    fixer = run("-m", "fixers.rewrite", "--check", str(sample))
+    assert fixer.returncode == 0 and finding_lines(fixer.stderr) == []

@@ -16,7 +16,7 @@ from lint_rules.config import (
     load_config,
     settings_from_args,
 )
-from lint_rules.settings import ALL_CODES, Settings
+from lint_rules.settings import ALL_CODES, DEFAULT_SOURCE_METHODS, Settings
 
 FULL_TABLE = """
 [tool.seqlen-guard]
@@ -119,7 +119,7 @@ def test_file_values_become_settings(tmp_path: Path) -> None:
         ignore=("SLG005",),
         exclude=("build/*", "*_pb2.py"),
         per_file_ignores=(("tests/*", ("SLG003", "SLG004")),),
-        source_methods=("get_seq_length", "get_cache_length"),
+        source_methods=(*DEFAULT_SOURCE_METHODS, "get_cache_length"),
         unsafe_fixes=True,
     )
 
@@ -142,7 +142,7 @@ def test_command_line_wins_over_file(tmp_path: Path) -> None:
         ignore=(),
         exclude=("vendor/*", "gen/*", "*.pyi"),
         per_file_ignores=(("a.py", ("SLG001",)), ("b/*", ("SLG002", "SLG003"))),
-        source_methods=("get_seq_length", "seen_tokens"),
+        source_methods=(*DEFAULT_SOURCE_METHODS, "seen_tokens"),
         unsafe_fixes=False,
     )
 

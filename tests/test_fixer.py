@@ -573,7 +573,7 @@ class TestReturnedValues(CodemodTest):
         import torch
 
         class Cache:
-            def get_query_offset(self, layer_idx: int = 0) -> int:
+            def cached_length(self, layer_idx: int = 0) -> int:
                 return self.get_seq_length(layer_idx=layer_idx)
     """
 
@@ -586,7 +586,7 @@ class TestReturnedValues(CodemodTest):
             import torch
 
             class Cache:
-                def get_query_offset(self, layer_idx: int = 0) -> int:
+                def cached_length(self, layer_idx: int = 0) -> int:
                     seq_length = self.get_seq_length(layer_idx=layer_idx)
                     if isinstance(seq_length, torch.Tensor):
                         seq_length = int(seq_length.item())

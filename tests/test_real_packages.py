@@ -15,6 +15,7 @@ import pytest
 
 from lint_rules.checking import check_path
 from lint_rules.files import iter_python_files
+from lint_rules.findings import FixSafety
 from lint_rules.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -129,3 +130,37 @@ def fix(folder: Path) -> subprocess.CompletedProcess[str]:
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(path): path.read_bytes() for path in sorted(folder.rglob("*.py"))}
+
+
+@pytest.mark.parametrize("package", [installed_transformers, newest_transformers], ids=["5.5.3", NEWEST])
+def test_sliding_window_crop_is_silent(package: object) -> None:
+    """`DynamicSlidingWindowLayer.get_seq_length` returns an int counter: the cache table says so."""
+    assert callable(package)
+    result = check_path(str(package() / "cache_utils.py"), Settings())
+    assert [f for f in result.findings if f.function == "DynamicSlidingWindowLayer.crop"] == []
+
+
+def files_defining(package: Path, definition: str) -> list[Path]:
+    return sorted(path for path in package.glob("models/*/*.py") if definition in path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("package", [installed_transformers, newest_transformers], ids=["5.5.3", NEWEST])
+def test_position_ids_helpers_reached_from_forward_are_compiled(package: object) -> None:
+    """The VL models' `compute_3d_position_ids` / `get_rope_index` run inside the model's forward:
+    their fixes are unsafe, and the reason names the forward that calls them."""
+    assert callable(package)
+    helpers = []
+    for path in files_defining(package(), "def compute_3d_position_ids"):
+        found = check_path(str(path), Settings()).findings
+        helpers += [f for f in found if f.function.endswith((".compute_3d_position_ids", ".get_rope_index"))]
+    assert helpers
+    for finding in helpers:
+        assert finding.fix.safety is not FixSafety.SAFE, (finding.path, finding.line)
+        assert re.match(r"called from \w+\.forward \(line \d+\)", finding.compiled_region), finding.compiled_region
+
+
+def test_reference_sliding_window_mask_sizes_are_compiled_on_the_newest_release() -> None:
+    path = newest_transformers() / "models" / "unlimited_ocr" / "modeling_unlimited_ocr.py"
+    found = [f for f in check_path(str(path), Settings()).findings if f.function.endswith(".get_mask_sizes")]
+    assert found
+    assert all(f.fix.safety is FixSafety.UNSAFE and "cache class" in f.compiled_region for f in found)

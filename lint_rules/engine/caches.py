@@ -16,7 +16,16 @@ INT_LENGTH_CLASSES = frozenset({"DynamicCache", "DynamicLayer", "DynamicSlidingW
 TENSOR_LENGTH_CLASSES = frozenset({"StaticCache", "StaticLayer", "SlidingWindowCache"})
 """They keep `cumulative_length` as a tensor (shape (1,) in 5.5-5.12, 0-dim from 5.13) and return it."""
 
-CACHE_BASE_CLASSES = frozenset({"Cache", "CacheLayerMixin"}) | INT_LENGTH_CLASSES | TENSOR_LENGTH_CLASSES
+CACHE_BASE_CLASSES = (
+    frozenset(
+        {
+            "Cache", "CacheLayerMixin", "StaticSlidingWindowLayer", "QuantizedLayer", "QuantizedCache",
+            "EncoderDecoderCache", "HybridCache", "HybridChunkedCache", "OffloadedCache", "OffloadedStaticCache",
+        }
+    )
+    | INT_LENGTH_CLASSES
+    | TENSOR_LENGTH_CLASSES
+)  # fmt: skip
 """Classes whose subclasses are caches: model code calls their protocol methods from `forward`."""
 
 CACHE_METHODS_CALLED_FROM_FORWARD = frozenset(

@@ -1,0 +1,75 @@
+"""The engine's table of transformers cache classes (`lint_rules/engine/caches.py`) against the real
+classes of every release it was checked on: each class is built, updated once with a 3-token step,
+and the type `get_seq_length()` returns is compared with what the table says."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lint_rules.engine.caches import CHECKED_RELEASES, INT_LENGTH_CLASSES, TENSOR_LENGTH_CLASSES
+
+pytestmark = pytest.mark.runtime
+
+REPO = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import json, torch, transformers
+from transformers import cache_utils as cu, LlamaConfig
+
+config = LlamaConfig(hidden_size=32, num_attention_heads=2, num_key_value_heads=2, num_hidden_layers=2,
+                     intermediate_size=64, vocab_size=100, max_position_embeddings=64)
+MAKERS = {
+    "DynamicLayer": lambda: cu.DynamicLayer(),
+    "DynamicSlidingWindowLayer": lambda: cu.DynamicSlidingWindowLayer(sliding_window=8),
+    "StaticLayer": lambda: cu.StaticLayer(max_cache_len=16),
+    "DynamicCache": lambda: cu.DynamicCache(config=config),
+    "StaticCache": lambda: cu.StaticCache(config=config, max_cache_len=16),
+    "SlidingWindowCache": lambda: cu.SlidingWindowCache(config=config, max_cache_len=16),
+}
+
+def length_after_one_update(name):
+    cache = MAKERS[name]()
+    keys, values = torch.zeros(1, 2, 3, 16), torch.zeros(1, 2, 3, 16)
+    if isinstance(cache, cu.Cache):
+        cache.update(keys, values, 0)
+    else:
+        cache.lazy_initialization(keys, values) if "Static" in name else None
+        cache.update(keys, values)
+    return type(cache.get_seq_length()).__name__
+
+print(json.dumps({"version": transformers.__version__,
+                  "types": {name: length_after_one_update(name) for name in MAKERS}}))
+"""
+
+
+def release_path(version: str) -> list[str]:
+    """The import path of a release: the venv's own, or the side environment of tests/runtime."""
+    import transformers
+
+    if transformers.__version__ == version:
+        return []
+    target = REPO / ".runtime" / f"transformers-{version}"
+    if not (target / "transformers").is_dir():
+        subprocess.run([sys.executable, str(REPO / "tests/runtime/build_envs.py"), "--version", version], check=True)
+    return [str(target)]
+
+
+@pytest.mark.parametrize("version", CHECKED_RELEASES)
+def test_table_matches_the_real_classes(version: str) -> None:
+    path = release_path(version)
+    code = f"import sys; sys.path[:0] = {path!r}\n{PROBE}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    probed = json.loads(result.stdout.strip().splitlines()[-1])
+    assert probed["version"] == version
+    for name, type_name in probed["types"].items():
+        if name in INT_LENGTH_CLASSES:
+            assert type_name == "int", f"{name} in {version}"
+        else:
+            assert name in TENSOR_LENGTH_CLASSES
+            assert type_name == "Tensor", f"{name} in {version}"
+    assert set(probed["types"]) == INT_LENGTH_CLASSES | TENSOR_LENGTH_CLASSES

@@ -1,0 +1,642 @@
+"""What the engine learns from the whole module: compiled reach through calls, parameter and return
+summaries, and what the receiver of `get_seq_length()` is. Each case is small; the silent ones say
+why they must stay silent."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checking import check_path
+from lint_rules.engine import analyze_source
+from lint_rules.findings import Finding, FixSafety
+from lint_rules.settings import Settings
+
+
+def findings(code: str, path: str = "example.py") -> list[Finding]:
+    return analyze_source(textwrap.dedent(code).lstrip("\n"), path)
+
+
+def codes(code: str) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in findings(code)]
+
+
+# ----- compiled reach -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "region"),
+    [
+        pytest.param(
+            """
+            class Model(nn.Module):
+                def positions(self, cache, x):
+                    n = cache.get_seq_length()
+                    return x[:, n:]
+
+                def forward(self, cache, x):
+                    return self.positions(cache, x)
+            """,
+            "called from Model.forward (line 7)",
+            id="method-via-self",
+        ),
+        pytest.param(
+            """
+            def positions(cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            class Model(nn.Module):
+                def forward(self, cache, x):
+                    return positions(cache, x)
+            """,
+            "called from Model.forward (line 7)",
+            id="module-function",
+        ),
+        pytest.param(
+            """
+            class Base(nn.Module):
+                def positions(self, cache, x):
+                    n = cache.get_seq_length()
+                    return x[:, n:]
+
+            class Model(Base):
+                def positions(self, cache, x):
+                    return super().positions(cache, x)
+
+                def forward(self, cache, x):
+                    return self.positions(cache, x)
+            """,
+            "called from Model.positions (line 8), which is called from Model.forward (line 11)",
+            id="super-then-self",
+        ),
+        pytest.param(
+            """
+            class Rope:
+                def index(self, cache, x):
+                    n = cache.get_seq_length()
+                    return x[:, n:]
+
+            class Model(nn.Module):
+                def __init__(self):
+                    self.rope = Rope()
+
+                def forward(self, cache, x):
+                    return self.rope.index(cache, x)
+            """,
+            "called from Model.forward (line 11)",
+            id="method-of-an-attribute-built-in-init",
+        ),
+        pytest.param(
+            """
+            class Helper:
+                def index(self, cache, x):
+                    n = cache.get_seq_length()
+                    return x[:, n:]
+
+            class Model(nn.Module):
+                def forward(self, cache, x, helper):
+                    return helper.index(cache, x)
+            """,
+            "called from Model.forward (line 8)",
+            id="unknown-receiver-is-taken-as-a-call",
+        ),
+        pytest.param(
+            """
+            def step(cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            compiled_step = torch.compile(step)
+            """,
+            "`step` is compiled or installed as a `forward` in this module",
+            id="passed-to-torch-compile",
+        ),
+        pytest.param(
+            """
+            def fast_forward(module, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            Model.forward = fast_forward
+            """,
+            "`fast_forward` is compiled or installed as a `forward` in this module",
+            id="installed-as-forward",
+        ),
+        pytest.param(
+            """
+            def gaudi_llama_forward(self, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+            """,
+            "a replacement `forward` (a function taking `self`, named as a forward)",
+            id="replacement-forward",
+        ),
+        pytest.param(
+            """
+            class ReferenceLayer(DynamicSlidingWindowLayer):
+                def get_mask_sizes(self, query_length):
+                    kv_length = self.extra.get_seq_length() + 1
+                    return kv_length, 0
+            """,
+            "`get_mask_sizes` of a cache class, called by attention and mask code inside a model's forward",
+            id="cache-protocol-method",
+        ),
+    ],
+)
+def test_what_a_compiled_region_reaches_is_compiled(code: str, region: str) -> None:
+    found = findings(code)
+    assert found, "the case must produce a finding"
+    for finding in found:
+        assert finding.compiled_region == region
+        assert finding.fix.safety is FixSafety.UNSAFE
+        assert region in finding.fix.reason
+
+
+def test_host_code_that_no_compiled_region_calls_stays_safe() -> None:
+    [finding] = findings(
+        """
+        class Model(nn.Module):
+            def prepare_inputs_for_generation(self, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            def forward(self, x):
+                return self.layers(x)
+
+        def generate(model, cache, x):
+            return model.prepare_inputs_for_generation(cache, x)
+        """
+    )
+    assert finding.compiled_region == ""
+    assert finding.fix.safety is FixSafety.SAFE
+
+
+def test_a_call_cycle_reaches_nothing_new() -> None:
+    found = findings(
+        """
+        def ping(cache, x, depth):
+            n = cache.get_seq_length()
+            return pong(cache, x[:, n:], depth - 1)
+
+        def pong(cache, x, depth):
+            return ping(cache, x, depth) if depth else x
+        """
+    )
+    assert [(f.line, f.compiled_region) for f in found] == [(3, "")]
+
+
+# ----- parameter summaries --------------------------------------------------------------------
+
+
+def test_argument_used_as_an_int_by_the_callee_is_reported_at_the_call() -> None:
+    arithmetic, finding = findings(
+        """
+        class Generator:
+            def prepare_inputs_for_generation(self, input_ids, next_sequence_length=None):
+                return input_ids[:, -next_sequence_length:]
+
+            def prefill(self, cache, input_ids):
+                n = input_ids.shape[1] - cache.get_seq_length()
+                return self.prepare_inputs_for_generation(input_ids, next_sequence_length=n)
+        """
+    )
+    assert (arithmetic.line, arithmetic.code) == (6, "SLG001")
+    assert (finding.line, finding.code, finding.col) == (7, "SLG002", 82)
+    assert finding.message.startswith(
+        "passed as `next_sequence_length` to `prepare_inputs_for_generation()`, "
+        "which uses it as slice bound `-next_sequence_length` (line 3)"
+    )
+    assert finding.fix.safety is FixSafety.SAFE
+    assert finding.fix == arithmetic.fix, "one plan for both: hoist the call on line 6"
+
+
+def test_parameter_uses_are_followed_through_further_calls() -> None:
+    [finding] = findings(
+        """
+        def inner(x, n):
+            return torch.zeros(n)
+
+        def outer(x, n):
+            return inner(x, n)
+
+        def run(cache, x):
+            return outer(x, cache.get_seq_length())
+        """
+    )
+    assert finding.code == "SLG003"
+    assert "passed as `n` to `outer()`, which uses it as passed as `n` to `inner()`" in finding.message
+
+
+def test_submodule_forward_gets_the_argument() -> None:
+    """`self.rotary_emb(value_states, seq_len=kv_seq_len)` with the rotary class in the same module."""
+    arithmetic, finding = findings(
+        """
+        class Rotary(nn.Module):
+            def forward(self, x, seq_len=None):
+                if seq_len > self.max_seq_len_cached:
+                    self.grow(seq_len)
+                return x
+
+        class Attention(nn.Module):
+            def __init__(self):
+                self.rotary_emb = Rotary()
+
+            def forward(self, x, cache):
+                kv_seq_len = x.shape[-2] + cache.get_seq_length()
+                return self.rotary_emb(x, seq_len=kv_seq_len)
+        """
+    )
+    assert (arithmetic.line, arithmetic.code) == (12, "SLG001")
+    assert (finding.line, finding.code) == (13, "SLG004")
+    assert "passed as `seq_len` to `forward()`, which uses it as Python truth test" in finding.message
+
+
+def test_positional_arguments_skip_self_and_stop_at_a_starred_one() -> None:
+    found = codes(
+        """
+        class C:
+            def take(self, a, b):
+                return b[:a]
+
+            def run(self, cache, args):
+                n = cache.get_seq_length()
+                self.take(n, args)
+                self.take(*args, n)
+        """
+    )
+    assert found == [(7, "SLG002")]
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        (
+            """
+            def positions(length, n):
+                return torch.arange(length) + n
+
+            def run(cache, x):
+                return positions(x.shape[1], cache.get_seq_length())
+            """,
+            "the callee only does tensor arithmetic with it: the compile-friendly pattern",
+        ),
+        (
+            """
+            def describe(n):
+                return f"{n} tokens"
+
+            def run(cache):
+                return describe(cache.get_seq_length())
+            """,
+            "the callee does nothing int-like with it",
+        ),
+        (
+            """
+            def run(cache, x, helper):
+                return helper.take(cache.get_seq_length())
+            """,
+            "the callee is unknown: nothing says it needs an int",
+        ),
+    ],
+)
+def test_passing_the_length_stays_silent(code: str, why: str) -> None:
+    assert codes(code) == [], why
+
+
+# ----- return summaries -----------------------------------------------------------------------
+
+
+def test_a_function_returning_a_source_is_a_source_for_its_callers() -> None:
+    [finding] = findings(
+        """
+        class Model:
+            def past_length(self):
+                return self.cache.get_seq_length() if self.cache is not None else 0
+
+            def trim(self, x):
+                return x[:, self.past_length():]
+        """
+    )
+    assert (finding.line, finding.code) == (6, "SLG002")
+    assert "from `past_length()` on line 6" in finding.message
+
+
+def test_returned_sources_are_followed_through_several_functions() -> None:
+    found = codes(
+        """
+        def offset(cache):
+            return cache.get_seq_length()
+
+        def past(cache):
+            return offset(cache)
+
+        def trim(cache, x):
+            n = past(cache)
+            return x[:, n:]
+        """
+    )
+    assert found == [(9, "SLG002")]
+
+
+def test_get_query_offset_is_a_source_by_default() -> None:
+    assert codes(
+        """
+        def mask(cache, x, layer_idx):
+            offset = cache.get_query_offset(layer_idx)
+            return x[:, offset:]
+        """
+    ) == [(3, "SLG002")]
+
+
+def test_a_parameter_returned_carries_the_argument_taint() -> None:
+    assert codes(
+        """
+        def same(n):
+            return n
+
+        def trim(cache, x):
+            return x[:, same(cache.get_seq_length()):]
+        """
+    ) == [(5, "SLG002")]
+
+
+# ----- receivers ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        (
+            """
+            from transformers import DynamicCache
+
+            class MyCache:
+                def get_seq_length(self):
+                    n = self.keys.shape[-2] if self.keys is not None else 0
+                    return n
+
+                def crop(self, x):
+                    return x[:, self.get_seq_length():]
+            """,
+            "the override returns an int through a local",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache: DynamicCache, x):
+                return x[:, cache.get_seq_length():]
+            """,
+            "the parameter is annotated with an int-length cache class",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache: "DynamicCache | None", x):
+                return x[:, cache.get_seq_length():]
+            """,
+            "a string annotation, Optional included",
+        ),
+        (
+            """
+            from typing import TYPE_CHECKING
+
+            if TYPE_CHECKING:
+                from transformers.cache_utils import DynamicCache
+
+            class Runner:
+                _cache: DynamicCache | None
+
+                def trim(self, x):
+                    return x[:, self._cache.get_seq_length():]
+            """,
+            "a class attribute annotated with a class imported for type checking",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            class Runner:
+                def __init__(self):
+                    self._cache: Optional[DynamicCache] = None
+
+                def trim(self, x):
+                    return x[:, self._cache.get_seq_length():]
+            """,
+            "an attribute annotated where it is first bound",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(past, x):
+                cache = DynamicCache.from_legacy_cache(past)
+                return x[:, cache.get_seq_length():]
+            """,
+            "bound from an int-length class's constructor",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache, x):
+                if isinstance(cache, DynamicCache):
+                    return x[:, cache.get_seq_length():]
+                return x
+            """,
+            "narrowed by isinstance in an `if`",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache, x):
+                if isinstance(cache, DynamicCache) and cache.get_seq_length() > 0:
+                    return x
+                return None
+            """,
+            "narrowed earlier in the same `and` chain",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache, x):
+                assert isinstance(cache, DynamicCache)
+                return x[:, cache.get_seq_length():]
+            """,
+            "narrowed by an assert",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache, x):
+                if not isinstance(cache, DynamicCache):
+                    raise TypeError("needs a DynamicCache")
+                return x[:, cache.get_seq_length():]
+            """,
+            "narrowed by an early raise",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            def trim(cache, x):
+                if not isinstance(cache, DynamicCache):
+                    cache = DynamicCache.from_legacy_cache(cache)
+                return x[:, cache.get_seq_length():]
+            """,
+            "converted to an int-length cache on the other branch",
+        ),
+        (
+            """
+            from transformers.cache_utils import DynamicLayer
+
+            class MyLayer(DynamicLayer):
+                def crop(self, x):
+                    return x[:, self.get_seq_length():]
+            """,
+            "a subclass of an int-length transformers class that does not override it",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            class Counter:
+                def __init__(self):
+                    self._seen = torch.zeros(1, dtype=torch.long)
+
+                def step(self, cache):
+                    self._seen = self._seen + cache.get_seq_length()
+            """,
+            "the attribute is built as a tensor: tensor arithmetic",
+        ),
+        (
+            """
+            from transformers import DynamicCache
+
+            class MtpCache(DynamicCache):
+                def get_query_offset(self, layer_idx):
+                    return super().get_query_offset(layer_idx) + self.mtp_offset
+            """,
+            "`super()` of an int-length class",
+        ),
+    ],
+)
+def test_receiver_with_an_int_length_stays_silent(code: str, why: str) -> None:
+    assert codes(code) == [], why
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        """
+        from transformers import Cache, DynamicCache, StaticCache
+
+        def trim(cache: StaticCache, x):
+            return x[:, cache.get_seq_length():]
+        """,
+        """
+        from transformers import Cache, DynamicCache, StaticCache
+
+        def trim(cache: DynamicCache | StaticCache, x):
+            return x[:, cache.get_seq_length():]
+        """,
+        """
+        from transformers import Cache, DynamicCache, StaticCache
+
+        def trim(cache: Cache, x):
+            return x[:, cache.get_seq_length():]
+        """,
+        """
+        from transformers import Cache, DynamicCache, StaticCache
+
+        def trim(cache, x):
+            if isinstance(cache, DynamicCache):
+                pass
+            else:
+                return x[:, cache.get_seq_length():]
+        """,
+        """
+        from transformers import Cache, DynamicCache, StaticCache
+
+        def trim(cache, x, flag):
+            if isinstance(cache, DynamicCache) or flag:
+                return x[:, cache.get_seq_length():]
+        """,
+        """
+        from transformers import Cache, DynamicCache, StaticCache
+
+        def trim(cache, x):
+            cache = DynamicCache()
+            cache = make_cache()
+            return x[:, cache.get_seq_length():]
+        """,
+    ],
+    ids=["static", "union-with-static", "abstract-cache", "else-branch", "or-chain", "rebound"],
+)
+def test_receiver_that_may_hold_a_tensor_length_is_still_reported(code: str) -> None:
+    assert [code for _, code in codes(code)] == ["SLG002"]
+
+
+def test_an_int_length_class_in_a_sibling_module_is_read_from_disk(tmp_path: Path) -> None:
+    package = tmp_path / "mypkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "caches.py").write_text(
+        textwrap.dedent(
+            """
+            class CountingCache:
+                def __init__(self):
+                    self.seen = 0
+
+                def get_seq_length(self):
+                    return self.seen
+            """
+        )
+    )
+    (package / "model.py").write_text(
+        textwrap.dedent(
+            """
+            from .caches import CountingCache
+
+            def trim(cache: CountingCache, x):
+                return x[:, cache.get_seq_length():]
+
+            def trim_any(cache, x):
+                return x[:, cache.get_seq_length():]
+            """
+        )
+    )
+    result = check_path(str(package / "model.py"), Settings())
+    assert [(finding.line, finding.function) for finding in result.findings] == [(8, "trim_any")]
+
+
+# ----- single-function gaps -------------------------------------------------------------------
+
+
+def test_adding_a_length_to_an_int_is_int_arithmetic() -> None:
+    assert codes(
+        """
+        def total(cache, x):
+            n = x.shape[-2]
+            n += cache.get_seq_length()
+            return n
+        """
+    ) == [(3, "SLG001")]
+
+
+def test_a_tuple_compared_carries_the_taint_of_its_elements() -> None:
+    assert codes(
+        """
+        def check(attn, cache, bsz, heads, q_len):
+            kv_len = cache.get_seq_length()
+            if attn.size() != (bsz, heads, q_len, kv_len):
+                raise ValueError("bad shape")
+        """
+    ) == [(3, "SLG004")]
