@@ -28,8 +28,16 @@ from pathlib import Path
 
 import pytest
 import seqlen_runtime as rt
-from seqlen_runtime import HERE, NEWEST_VERSION, VENV_VERSION, JobFailed, Jobs, Release, tree_digests
-from test_fixer_runtime import compile_profile, finding_relpath, release_for
+from seqlen_runtime import (
+    HERE,
+    NEWEST_VERSION,
+    VENV_VERSION,
+    JobFailed,
+    Jobs,
+    Release,
+    compile_profile,
+    tree_digests,
+)
 
 pytestmark = pytest.mark.runtime
 
@@ -124,7 +132,7 @@ def vl_run(jobs: Jobs, version: str, variant: str) -> dict:
 
 
 def profile(counters: dict) -> dict:
-    """compile_profile() of test_fixer_runtime.py, with the line numbers in resume
+    """seqlen_runtime.compile_profile(), with the line numbers in resume
     function names (``torch_dynamo_resume_in_forward_at_1179``) left out: guards the
     fixer adds further up a file shift them without changing what is compiled."""
     out = compile_profile(counters)
@@ -152,12 +160,21 @@ def check_reached(doc: dict, scenario: str, where: str) -> None:
     assert {filename for _, filename in traced} == {doc["modeling_file"]}, (where, traced)
 
 
+def finding_relpath(finding: dict, jobs: Jobs, package: Path) -> str:
+    path = Path(finding["path"])
+    if not path.is_absolute():
+        path = jobs.fixer_root / path  # the fixer's working directory
+    return path.resolve().relative_to(package.resolve()).as_posix()
+
+
 def check_finding(jobs: Jobs, version: str) -> None:
     """The fixer reports the get_seq_length() binding this test runs through."""
     rewritten = jobs.rewrite(version)
     assert rewritten is not None and rewritten.findings is not None
     found = [
-        f for f in rewritten.findings if f["function"] == FUNCTION and finding_relpath(f, rewritten.package) == MODELING
+        f
+        for f in rewritten.findings
+        if f["function"] == FUNCTION and finding_relpath(f, jobs, rewritten.package) == MODELING
     ]
     assert found, f"no finding in {FUNCTION} of {MODELING} ({version}): the test no longer covers a finding"
 
@@ -166,7 +183,7 @@ def check_finding(jobs: Jobs, version: str) -> None:
 @pytest.mark.parametrize("vl_case", CASES, ids=_ids)
 def test_compiled_forward_unchanged(vl_case: tuple[str, str], releases: dict[str, Release], jobs: Jobs) -> None:
     version, scenario = vl_case
-    release_for(releases, version)
+    assert version in releases, f"transformers {version} not available (have {sorted(releases)})"
     check_finding(jobs, version)
     docs = {variant: vl_run(jobs, version, variant) for variant in rt.VARIANTS}
     for variant, doc in docs.items():
