@@ -11,14 +11,13 @@ Exit status: 0 nothing left to fix; 1 findings remain, or with --check/--diff ch
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from fixers.fix_files import Mode, fix_paths
 from fixers.patch import is_outside, patch_name
 from fixers.report import EXIT_ERROR, Report
-from lint_rules.config import ConfigError, add_common_arguments, settings_from_args
+from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, settings_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,9 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="seqlen-guard-fix",
         description="Insert int guards after tensor-valued get_seq_length() bindings.",
     )
-    parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="files and folders to fix (default: the current folder)"
-    )
+    add_paths_argument(parser, "fix")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--diff", action="store_true", help="print a unified diff (and nothing else) on stdout; write nothing"
@@ -49,7 +46,7 @@ def run(argv: Sequence[str] | None) -> int:
     findings_stream = sys.stdout if mode is Mode.WRITE else sys.stderr
     report = Report(mode)
     outside = 0
-    for outcome in fix_paths(args.paths or [os.curdir], settings, mode, args.jobs):
+    for outcome in fix_paths(args.paths, settings, mode, args.jobs):
         report.add(outcome)
         if outcome.diff:
             sys.stdout.write(outcome.diff)
