@@ -1,6 +1,6 @@
 """One file through the fixer: the engine finds the uses and plans their fixes (one `ast.parse`);
 only a file with an applicable fix is parsed by LibCST and rewritten; every rewrite goes through
-the safety net (`fixers.codemod.carry_out`) before it is shown as a diff or written atomically.
+the safety net (`fixers.fixing.carry_out`) before it is shown as a diff or written atomically.
 """
 
 from __future__ import annotations
