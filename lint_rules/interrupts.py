@@ -1,4 +1,5 @@
-"""Ctrl-C for both command lines: status 130, one line, no traceback, whenever it comes.
+"""Ctrl-C for both command lines: status 130, one line, no traceback, whenever it comes; and a
+reader that goes away (`| head`) ends the run quietly too.
 
 The console scripts and `python -m` land here before anything heavy is imported: from then on
 SIGINT only sets a flag, and the run stops at the next file (`stop_if_interrupted`), never in the
@@ -10,10 +11,13 @@ Ctrl-C can still raise is Python's own start-up.
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""What a shell reports for a command killed by SIGPIPE, as `git log | head` leaves git."""
 
 _interrupted = False
 
@@ -27,6 +31,9 @@ def run_command(module: str, argv: list[str] | None, message: str) -> int:
     except KeyboardInterrupt:
         print(message, file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return EXIT_BROKEN_PIPE
     return status
 
 

@@ -302,3 +302,26 @@ def test_ctrl_c_at_start_up_and_after_the_last_file(tmp_path: Path, module: str,
         assert all((folder / file_name(index)).read_bytes() == old_source(index) for index in range(3))
     for index in range(3):
         assert (folder / file_name(index)).read_bytes() in (old_source(index), new_source(index))
+
+
+@pytest.mark.parametrize("module", [FIXER, "lint_rules"])
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path, module: str) -> None:
+    """`seqlen-guard-fix --diff . | head -1`: no BrokenPipeError traceback, no file written. The
+    reader closes the pipe before the command writes to it."""
+    folder = tmp_path / "project"
+    versions = make_files(folder)
+    arguments = ["--diff", "."] if module == FIXER else ["."]
+    process = subprocess.Popen(
+        [sys.executable, "-m", module, *arguments],
+        cwd=folder,
+        env=cli_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert process.returncode == 141, stderr[-2000:]
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr[-2000:]
+    assert assert_each_file_old_or_new(folder, versions) == (FILE_COUNT, 0)
