@@ -4,6 +4,7 @@ folder the fixer ran in, and gives the bytes an in-place run gives."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import textwrap
@@ -173,3 +174,11 @@ def test_no_path_means_the_current_folder_without_excluded_files(project: Path) 
     assert (project / "vendor" / "other.py").read_bytes() == vendor
     assert "isinstance(n, torch.Tensor)" in (project / "pkg" / "host.py").read_text()
     assert run_cli(FIXER, ["--check"], project).returncode == 1, "the unsafe finding is still there"
+
+
+def test_diff_with_another_format_keeps_stdout_a_patch(project: Path) -> None:
+    shown = run_cli(FIXER, ["--diff", "--format", "json", "pkg"], project)
+    assert headers(shown) == ["a/pkg/host.py", "a/pkg/model.py"]  # parse_unified_diff allows nothing else
+    report, summary = shown.stderr.rstrip("\n").rsplit("\n", 1)
+    assert "files scanned" in summary
+    assert len(json.loads(report)) == 3
