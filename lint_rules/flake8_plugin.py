@@ -13,6 +13,7 @@ from typing import Any
 
 from lint_rules.engine import analyze_tree
 from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine.module_text import mentions_any
 from lint_rules.settings import DEFAULT_SOURCE_METHODS
 
 
@@ -50,7 +51,7 @@ class SeqlenGuardChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type[SeqlenGuardChecker]]]:
         text = "".join(self.lines)
-        if not any(method in text for method in self.source_methods):
+        if not mentions_any(text, self.source_methods):
             return
         for finding in analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods):
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)

@@ -640,3 +640,79 @@ def test_a_tuple_compared_carries_the_taint_of_its_elements() -> None:
                 raise ValueError("bad shape")
         """
     ) == [(3, "SLG004")]
+
+
+def test_a_function_bound_as_a_forward_is_compiled() -> None:
+    [finding] = findings(
+        """
+        import types
+
+        def patched(module, cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        def install(model):
+            model.forward = types.MethodType(patched, model)
+        """
+    )
+    assert finding.compiled_region == "`patched` is compiled or installed as a `forward` in this module"
+
+
+def test_a_guard_under_not_is_compiling_is_safe_in_a_forward() -> None:
+    """The branch never runs while Dynamo traces, so the guard adds no graph break."""
+    [finding] = findings(
+        """
+        class Model(nn.Module):
+            def forward(self, cache, x):
+                if not torch.compiler.is_compiling():
+                    n = cache.get_seq_length()
+                    x = x[:, n:]
+                return x
+        """
+    )
+    assert finding.compiled_region == "forward method"
+    assert finding.fix.safety is FixSafety.SAFE
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        (
+            """
+            def bias(cache, q):
+                context = torch.arange(q)[:, None] + cache.get_seq_length()
+                return (context > 0).to(torch.long) * 16
+            """,
+            "an index of a torch call is a full tensor: tensor arithmetic (T5's compute_bias)",
+        ),
+        (
+            """
+            def positions(cache, q):
+                current = cache.get_seq_length()
+                return current - q + torch.arange(q)
+            """,
+            "the int arithmetic only feeds tensor arithmetic",
+        ),
+    ],
+)
+def test_tensor_arithmetic_found_on_real_code_stays_silent(code: str, why: str) -> None:
+    assert findings(code) == [], why
+
+
+def test_a_method_of_a_class_that_forward_builds_does_not_run_in_forward() -> None:
+    """unsloth's `_ngram_tracking_cache_class`: `crop` runs in the generation loop, on the host."""
+    [finding] = findings(
+        """
+        def make(base):
+            class Tracking(base):
+                def crop(self, x, cache):
+                    return x[:, : cache.get_seq_length()]
+
+            return Tracking
+
+        class Model(nn.Module):
+            def forward(self, cache):
+                cache.__class__ = make(type(cache))
+        """
+    )
+    assert finding.compiled_region == ""

@@ -16,12 +16,11 @@ doubt, a fix is unsafe.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of
-from lint_rules.engine.definitions import Definition, DefinitionIndex, statements_at
+from lint_rules.engine.definitions import Definition, DefinitionIndex, simple_statements, statements_at
 from lint_rules.engine.module_text import lines_mentioning
 
 MAX_CALL_DEPTH = 12
@@ -38,6 +37,7 @@ class CallGraph:
         self._regions: dict[int, str] = {}
         self._attribute_classes: dict[int, dict[str, str]] = {}
         self._compiled_names: frozenset[str] | None = None
+        self._lineages: dict[int, list[ast.ClassDef]] = {}
 
     # ----- resolving a call -------------------------------------------------------------------
 
@@ -46,14 +46,17 @@ class CallGraph:
         `with_overrides`, also the subclasses' overrides that `self.m(...)` may dispatch to."""
         func = call.func
         if isinstance(func, ast.Name):
-            return self.visible_functions(func.id, caller)
+            return self.visible_functions(func.id, caller) if func.id in self.definitions.defined_names else []
         if not isinstance(func, ast.Attribute):
             return []
         receiver = func.value
         cls = caller_class(caller)
         if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and cls is not None:
-            found = self.methods_in_family(cls, func.attr, with_overrides)
-            return found or self.submodule_call(cls, func.attr)
+            if func.attr not in self.definitions.defined_names:
+                return self.submodule_call(cls, func.attr)
+            return self.methods_in_family(cls, func.attr, with_overrides) or self.submodule_call(cls, func.attr)
+        if func.attr not in self.definitions.defined_names:
+            return []
         if is_super_call(receiver) and cls is not None:
             return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
         attribute_class = self.attribute_class(receiver, cls)
@@ -71,13 +74,14 @@ class CallGraph:
     def visible_functions(self, name: str, caller: Definition | None) -> list[Definition]:
         scope = caller
         while scope is not None:
-            nested = [
-                found
-                for found in self.definitions.functions_named(name)
-                if found.parent is scope and found.enclosing_class is None
-            ]
-            if nested:
-                return nested
+            if scope.is_function:
+                nested = [
+                    found
+                    for found in self.definitions.nested_in(scope)
+                    if found.parent is scope and found.is_function and found.name == name
+                ]
+                if nested:
+                    return nested
             scope = scope.parent
         found = [found for found in self.definitions.functions_named(name) if found.parent is None]
         if found:
@@ -106,6 +110,11 @@ class CallGraph:
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The class and its bases defined in the same module, nearest first."""
+        if id(cls) not in self._lineages:
+            self._lineages[id(cls)] = self.compute_lineage(cls)
+        return self._lineages[id(cls)]
+
+    def compute_lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         lineage = [cls]
         for member in lineage:
             for base in member.bases:
@@ -161,10 +170,10 @@ class CallGraph:
         return ""
 
     def enclosing_region(self, definition: Definition, depth: int) -> str:
+        """A `def` nested in a compiled function runs there; a method of a class that a compiled
+        function builds does not (it runs wherever the instances are used)."""
         parent = definition.parent
-        while parent is not None and not parent.is_function:
-            parent = parent.parent
-        return self._region(parent, depth + 1) if parent is not None else ""
+        return self._region(parent, depth + 1) if parent is not None and parent.is_function else ""
 
     def caller_region(self, definition: Definition, depth: int) -> str:
         for caller, line in self.callers(definition):
@@ -178,8 +187,7 @@ class CallGraph:
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
         """The functions of the module that may call `definition`, with the line of the call."""
         name = definition.name
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
-        for line in lines_mentioning(self.text, [name], pattern):
+        for line in lines_mentioning(self.text, [name], whole_words=True):
             caller = self.definitions.innermost_function_at(line)
             if caller is None or caller is definition:
                 continue
@@ -227,27 +235,36 @@ def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
 
 
 def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
-    """(`attr`, `SomeClass`) for every `self.attr = SomeClass(...)` in the class's methods."""
-    for statement in cls.body:
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                for target in node.targets:
-                    key = ex.dotted_name(target)
-                    if key.startswith("self.") and key.count(".") == 1:
-                        yield key.removeprefix("self."), ex.called_name(node.value)
+    """(`attr`, `SomeClass`) for every `self.attr = SomeClass(...)` statement of the class's `__init__`."""
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "__init__":
+            for statement in simple_statements(method.body):
+                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                    for target in statement.targets:
+                        key = ex.dotted_name(target)
+                        if key.startswith("self.") and key.count(".") == 1:
+                            yield key.removeprefix("self."), ex.called_name(statement.value)
 
 
 def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
     """`torch.compile(fn)` and `obj.forward = fn`: the names of the functions compiled that way."""
-    pattern = re.compile(r"compile\s*\(|\.forward\s*=")
-    statements = [found for line in lines_mentioning(text, [], pattern) for found in statements_at(tree.body, line)]
+    lines = lines_mentioning(text, ["compile", ".forward"])
+    statements = [found for line in lines for found in statements_at(tree.body, line)]
     for statement in statements:
         for node in ast.walk(statement):
             if isinstance(node, ast.Call) and node.args:
                 module, _, function = ex.called_name(node).rpartition(".")
-                if function == "compile" and module in torch_aliases:
+                if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
                     yield ex.dotted_name(node.args[0]).rpartition(".")[2]
             elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
-                yield ex.dotted_name(node.value).rpartition(".")[2]
+                installed = ex.dotted_name(bound_function(node.value))
+                if installed:
+                    yield installed.rpartition(".")[2]
+
+
+def bound_function(value: ast.expr) -> ast.expr:
+    """`fn`, `types.MethodType(fn, module)` or `functools.partial(fn, ...)`: the function itself."""
+    wrapper = ex.called_name(value).rpartition(".")[2] if isinstance(value, ast.Call) else ""
+    if isinstance(value, ast.Call) and wrapper in {"MethodType", "partial"} and value.args:
+        return value.args[0]
+    return value

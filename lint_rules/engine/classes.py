@@ -10,16 +10,15 @@ override it. Classes imported from other modules of the same package are read fr
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.caches import TRANSFORMERS_MODULES, length_kind_of_transformers_class
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import top_level_statements
 
 MAX_MODULE_DEPTH = 4
-TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "arange", "zeros_like", "ones_like"})
 
 
 class ClassFacts:
@@ -44,6 +43,7 @@ class ClassFacts:
         self._kinds: dict[int, str] = {}
         self._tensor_attributes: dict[int, frozenset[str]] = {}
         self._int_attributes: dict[int, frozenset[str]] = {}
+        self._bindings: dict[int, AttributeBindings] = {}
 
     # ----- where names come from --------------------------------------------------------------
 
@@ -112,22 +112,42 @@ class ClassFacts:
         return None
 
     def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
-        """`self.attr` names every assignment of which, in the class and its same-module bases, is an int."""
+        """`self.attr` names every binding of which, in the class and its same-module bases, is an int."""
         if id(cls) not in self._int_attributes:
-            self._int_attributes[id(cls)] = self.compute_int_attributes(cls)
+            values, called = self.lineage_bindings(cls)
+            self._int_attributes[id(cls)] = frozenset(
+                attribute
+                for attribute, bound in values.items()
+                if attribute not in called and all(map(ex.is_structurally_int, bound))
+            )
         return self._int_attributes[id(cls)]
 
-    def compute_int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
-        lineage = self.lineage(cls)
-        assigned: dict[str, list[ast.expr]] = {}
-        for member in lineage:
-            for attribute, value in attribute_assignments(member):
-                assigned.setdefault(attribute, []).append(value)
-        return frozenset(
-            attribute
-            for attribute, values in assigned.items()
-            if all(ex.is_structurally_int(value) for value in values)
-        )
+    def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
+        if id(cls) not in self._tensor_attributes:
+            values, _ = self.lineage_bindings(cls)
+            self._tensor_attributes[id(cls)] = frozenset(
+                attribute for attribute, bound in values.items() if all(map(is_new_tensor, bound))
+            )
+        return self._tensor_attributes[id(cls)]
+
+    def attribute_annotations(self, cls: ast.ClassDef) -> dict[str, ast.expr]:
+        return self.bindings(cls).annotations
+
+    def lineage_bindings(self, cls: ast.ClassDef) -> tuple[dict[str, list[ast.expr]], set[str]]:
+        values: dict[str, list[ast.expr]] = {}
+        called: set[str] = set()
+        for member in self.lineage(cls):
+            bindings = self.bindings(member)
+            for attribute, bound in bindings.values.items():
+                values.setdefault(attribute, []).extend(bound)
+            called |= bindings.called
+        return values, called
+
+    def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
+        if id(cls) not in self._bindings:
+            self._bindings[id(cls)] = attribute_bindings(cls)
+        return self._bindings[id(cls)]
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         lineage = [cls]
@@ -173,28 +193,6 @@ class ClassFacts:
             return kind
         owner, _, method = name.rpartition(".")
         return self.length_kind_of_name(owner) if owner and method.startswith("from_") else ""
-
-    def attribute_annotations(self, cls: ast.ClassDef) -> Iterator[tuple[str, ast.expr]]:
-        """(`attr`, annotation) for `attr: X` in the class body and `self.attr: X = ...` in its methods."""
-        for statement in cls.body:
-            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                yield statement.target.id, statement.annotation
-            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for node in ast.walk(statement):
-                    if isinstance(node, ast.AnnAssign) and ex.dotted_name(node.target).startswith("self."):
-                        yield ex.dotted_name(node.target).removeprefix("self."), node.annotation
-
-    def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
-        """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
-        if id(cls) not in self._tensor_attributes:
-            assigned: dict[str, list[ast.expr]] = {}
-            for member in self.lineage(cls):
-                for attribute, value in attribute_assignments(member, with_method_calls=False):
-                    assigned.setdefault(attribute, []).append(value)
-            self._tensor_attributes[id(cls)] = frozenset(
-                attribute for attribute, values in assigned.items() if all(map(is_new_tensor, values))
-            )
-        return self._tensor_attributes[id(cls)]
 
 
 _OTHER_MODULES: dict[tuple[Path, frozenset[str]], ClassFacts | None] = {}
@@ -250,31 +248,3 @@ def returns_only_ints(function: ast.FunctionDef | ast.AsyncFunctionDef, int_attr
         return ex.is_structurally_int(value)
 
     return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)
-
-
-def attribute_assignments(cls: ast.ClassDef, with_method_calls: bool = True) -> Iterator[tuple[str, ast.expr]]:
-    """(`attr`, value) for each binding of `self.attr` in the class; a method call on it
-    (`self.attr.zero_()`) counts as a non-int value: it is an object."""
-    for node in ast.walk(cls):
-        targets: Sequence[ast.expr] = ()
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-            targets = [node.target]
-        for target in targets:
-            key = ex.dotted_name(target)
-            if key.startswith("self.") and key.count(".") == 1:
-                assert isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None
-                yield key.removeprefix("self."), node.value
-        if with_method_calls and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            key = ex.dotted_name(node.func.value)
-            if key.startswith("self.") and key.count(".") == 1:
-                yield key.removeprefix("self."), node
-
-
-def is_new_tensor(value: ast.expr) -> bool:
-    """`torch.zeros(...)`, `torch.tensor(...)` and the like (any alias of torch)."""
-    if not isinstance(value, ast.Call):
-        return False
-    module, _, function = ex.called_name(value).rpartition(".")
-    return bool(module) and function in TENSOR_FACTORIES

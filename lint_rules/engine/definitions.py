@@ -9,8 +9,11 @@ from __future__ import annotations
 import ast
 import bisect
 import dataclasses
+import re
 from collections.abc import Iterator, Sequence
 
+DEF_NAME = re.compile(r"def\s+(\w+)")
+CLASS_NAME = re.compile(r"class\s+(\w+)")
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -42,33 +45,61 @@ class Definition:
 
 
 class DefinitionIndex:
-    """The module's definitions, by node, by name and by line."""
+    """The module's definitions, by node, by name and by line.
 
-    def __init__(self, tree: ast.Module) -> None:
-        self.all: list[Definition] = list(collect_definitions(tree.body, "", None, None))
-        self.by_node: dict[int, Definition] = {id(definition.node): definition for definition in self.all}
+    Module-level and class-level definitions are indexed up front; what is nested inside a function
+    only when that function is asked about (`nested_in`), since function bodies are most of a
+    module's statements and most are never asked about.
+    """
+
+    def __init__(self, tree: ast.Module, text: str) -> None:
+        self.defined_names = frozenset(DEF_NAME.findall(text) + CLASS_NAME.findall(text))
+        """Every name a `def` or `class` statement binds anywhere in the module (read from the text)."""
+        self.outer: list[Definition] = list(collect_definitions(tree.body, "", None, None))
+        self.by_node: dict[int, Definition] = {id(definition.node): definition for definition in self.outer}
         self.by_name: dict[str, list[Definition]] = {}
-        for definition in self.all:
+        for definition in self.outer:
             self.by_name.setdefault(definition.name, []).append(definition)
         self.classes: dict[str, ast.ClassDef] = {
             definition.name: definition.node
-            for definition in self.all
+            for definition in self.outer
             if isinstance(definition.node, ast.ClassDef) and definition.parent is None
         }
-        self._starts = [definition.node.lineno for definition in self.all]
+        self._starts = [definition.node.lineno for definition in self.outer]
+        self._nested: dict[int, list[Definition]] = {}
 
     def of(self, node: ast.AST) -> Definition | None:
         return self.by_node.get(id(node))
 
+    def nested_in(self, function: Definition) -> list[Definition]:
+        """The definitions inside a function's body (and inside the classes and functions there)."""
+        if id(function.node) not in self._nested:
+            inner = list(collect_definitions(function.node.body, f"{function.qualname}.", None, function))
+            self._nested[id(function.node)] = inner
+            self.by_node.update((id(definition.node), definition) for definition in inner)
+        return self._nested[id(function.node)]
+
     def functions_named(self, name: str) -> list[Definition]:
+        """Module-level functions and methods of that name (functions nested in functions: `nested_in`)."""
         return [definition for definition in self.by_name.get(name, []) if definition.is_function]
 
     def innermost_function_at(self, line: int) -> Definition | None:
         """The innermost `def` whose body holds `line` (None at module or class level)."""
         index = bisect.bisect_right(self._starts, line)
-        for definition in reversed(self.all[:index]):
+        found = None
+        for definition in reversed(self.outer[:index]):
             if definition.is_function and definition.node.lineno <= line <= definition.last_line:
-                return definition
+                found = definition
+                break
+        while found is not None:
+            inner = [
+                definition
+                for definition in self.nested_in(found)
+                if definition.is_function and definition.node.lineno <= line <= definition.last_line
+            ]
+            if not inner:
+                return found
+            found = inner[-1]
         return None
 
     def method(self, cls: ast.ClassDef, name: str) -> Definition | None:
@@ -81,11 +112,12 @@ class DefinitionIndex:
 def collect_definitions(
     body: Sequence[ast.stmt], qualname: str, enclosing_class: ast.ClassDef | None, parent: Definition | None
 ) -> Iterator[Definition]:
+    """The definitions in `body` and, through classes, in their bodies; not inside functions."""
     for node in nested_definitions(body):
         definition = Definition(node, f"{qualname}{node.name}", enclosing_class, parent)
         yield definition
-        inner_class = node if isinstance(node, ast.ClassDef) else None
-        yield from collect_definitions(node.body, f"{definition.qualname}.", inner_class, definition)
+        if isinstance(node, ast.ClassDef):
+            yield from collect_definitions(node.body, f"{definition.qualname}.", node, definition)
 
 
 def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
@@ -116,3 +148,15 @@ def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
         bodies = [child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child] for child in inner]
         found = [found for block in bodies for found in statements_at(block, line)]
         yield from found or [statement]
+
+
+def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a body, looking into `if`/`for`/`with`/`try` blocks but not into nested defs."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from simple_statements(getattr(statement, field, None) or [])
+        for handler in getattr(statement, "handlers", None) or []:
+            yield from simple_statements(handler.body)

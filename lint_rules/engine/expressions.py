@@ -14,6 +14,10 @@ TENSOR_PRESERVING_METHODS = frozenset(
     {"to", "clone", "detach", "cpu", "cuda", "long", "int", "squeeze", "view_as", "reshape_as", "contiguous"}
 )
 INT_VALUED_METHODS = frozenset({"numel", "dim", "ndimension", "element_size", "nelement"})
+TENSOR_METHODS = frozenset(
+    {"unsqueeze", "expand", "view", "reshape", "repeat", "flatten", "transpose", "permute", "float", "type_as"}
+)
+"""Methods that, called on a full tensor, give a full tensor."""
 
 PROPAGATING_BUILTINS = frozenset({"abs"})
 COMPARING_BUILTINS = frozenset({"max", "min"})

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,7 @@ class ModuleFacts:
         self.source_methods = frozenset(source_methods)
         self.source_lines = lines_mentioning(source.text, source_methods)
         self.torch_aliases = torch_aliases(tree)
-        self.definitions = DefinitionIndex(tree)
+        self.definitions = DefinitionIndex(tree, source.text)
         self.classes = ClassFacts(tree, self.source_methods, path)
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases)
         self.origins: dict[int, Origin] = {}
@@ -43,8 +42,8 @@ class ModuleFacts:
 
     def add_mentions(self, names: Iterable[str]) -> None:
         """Also walk the scopes that mention these names (functions found to return a source)."""
-        pattern = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b")
-        self.source_lines = sorted({*self.source_lines, *lines_mentioning(self.source.text, [], pattern)})
+        mentioned = lines_mentioning(self.source.text, sorted(names), whole_words=True)
+        self.source_lines = sorted({*self.source_lines, *mentioned})
 
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)
@@ -57,8 +56,11 @@ class ModuleFacts:
             self._attribute_kinds[id(cls)] = class_attribute_kinds(cls, self)
         return self._attribute_kinds[id(cls)]
 
-    def origin_for(self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope) -> Origin:
+    def origin_for(
+        self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False
+    ) -> Origin:
         origin = self.origins.get(id(call))
         if origin is None:
-            origin = self.origins[id(call)] = Origin(call, method, statement, scope, self.source_methods)
+            origin = Origin(call, method, statement, scope, self.source_methods, eager_only=eager_only)
+            self.origins[id(call)] = origin
         return origin

@@ -4,7 +4,6 @@ a name, and the names bound to torch. Every adapter and the fixer use these, so 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator, Sequence
 
 from lint_rules.files import split_lines
@@ -17,18 +16,39 @@ def mentions_any(text: str | bytes, names: Sequence[str]) -> bool:
     return any(name in text for name in names)
 
 
-def lines_mentioning(text: str, names: Sequence[str], pattern: re.Pattern[str] | None = None) -> list[int]:
-    """The 1-based numbers of the lines where any of `names` (or `pattern`) occurs, sorted."""
-    pattern = pattern or re.compile("|".join(re.escape(name) for name in names))
+def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False) -> list[int]:
+    """The 1-based numbers of the lines where any of `names` occurs (with `whole_words`, not as part
+    of a longer identifier), sorted."""
+    offsets = sorted(offset for name in names for offset in occurrences(text, name, whole_words))
     if "\r" in text:
-        return [number for number, line in enumerate(split_lines(text), 1) if pattern.search(line)]
+        return sorted({line_of_offset(text, offset) for offset in offsets})
     lines: set[int] = set()
     line, counted_to = 1, 0
-    for match in pattern.finditer(text):
-        line += text.count("\n", counted_to, match.start())
-        counted_to = match.start()
+    for offset in offsets:
+        line += text.count("\n", counted_to, offset)
+        counted_to = offset
         lines.add(line)
     return sorted(lines)
+
+
+def occurrences(text: str, name: str, whole_words: bool) -> Iterator[int]:
+    offset = text.find(name)
+    while offset != -1:
+        end = offset + len(name)
+        before = text[offset - 1] if offset else " "
+        after = text[end] if end < len(text) else " "
+        if not whole_words or not (is_identifier_char(before) or is_identifier_char(after)):
+            yield offset
+        offset = text.find(name, end)
+
+
+def is_identifier_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def line_of_offset(text: str, offset: int) -> int:
+    """The line number of an offset as Python's tokenizer counts lines (\r\n, \r and \n end one)."""
+    return len(split_lines(text[: offset + 1]))
 
 
 def torch_bindings(tree: ast.Module) -> list[str]:

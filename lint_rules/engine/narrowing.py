@@ -1,6 +1,7 @@
 """What a test tells inside the branch it guards: `isinstance(n, int)` and the else side of
 `isinstance(n, torch.Tensor)` (the fixer's guard) make `n` an int; `isinstance(c, DynamicCache)`
-makes `c` a cache whose length is an int."""
+makes `c` a cache whose length is an int; `not torch.compiler.is_compiling()` means the branch
+only runs eagerly."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import ast
 from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, State, key_of
+from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, State, key_of
 
 if TYPE_CHECKING:
     from lint_rules.engine.module_facts import ModuleFacts
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
+COMPILING_CHECKS = frozenset({"is_compiling", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_exporting"})
+"""`torch.compiler.is_compiling()`, transformers' `is_torchdynamo_compiling()` and the like."""
 
 
 def classes_checked(classes: ast.expr, module: ModuleFacts) -> tuple[bool, bool]:
@@ -57,6 +60,10 @@ def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
     return None
 
 
+def is_compiling_check(test: ast.expr) -> bool:
+    return isinstance(test, ast.Call) and ex.called_name(test).rpartition(".")[2] in COMPILING_CHECKS
+
+
 def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> State:
     """The state where `test` evaluated to `truth` (in an `if` branch, after an `assert`, or for the
     later operands of `and`/`or`)."""
@@ -67,6 +74,9 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> St
         if narrows_all:
             for operand in test.values:
                 state = narrow(operand, state, truth, module)
+        return state
+    if not truth and is_compiling_check(test):
+        state.kinds[EAGER_ONLY] = EAGER_ONLY
         return state
     narrowed = narrowed_key(test, module)
     if narrowed is None:

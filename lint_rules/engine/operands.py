@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, State, key_of, real_origins
 
+TENSOR_RESULT_METHODS = ex.TENSOR_PRESERVING_METHODS | ex.TENSOR_METHODS
+
 if TYPE_CHECKING:
     from lint_rules.engine.module_facts import ModuleFacts
     from lint_rules.engine.scopes import Scope
@@ -21,7 +23,7 @@ def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> 
     """The kind a name bound to `node` gets: INT, TENSOR, INT_LENGTH_CACHE or ""."""
     if is_int_operand(node, state, scope, module) and not is_tainted(node, state):
         return INT
-    if is_tensor_operand(node, state, module):
+    if is_tensor_operand(node, state, module, on_entry=False):
         return TENSOR
     if module.classes.constructed_kind(node) == "int":
         return INT_LENGTH_CACHE
@@ -52,10 +54,17 @@ def is_int_operand(node: ast.expr, state: State, scope: Scope, module: ModuleFac
     return False
 
 
-def is_tensor_operand(node: ast.expr, state: State, module: ModuleFacts) -> bool:
-    """A value known to be a full tensor: `torch.arange(...)`, a name bound to one."""
+def is_tensor_operand(node: ast.expr, state: State, module: ModuleFacts, on_entry: bool = True) -> bool:
+    """A value known to be a full tensor: `torch.arange(...)`, an index or a method of one
+    (`torch.arange(n)[:, None]`, `.unsqueeze(0)`), a name bound to one (with `on_entry`, also an
+    attribute the class builds as a tensor)."""
+    if isinstance(node, ast.Subscript):
+        return is_tensor_operand(node.value, state, module, on_entry)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not ex.called_name(node):
+        return node.func.attr in TENSOR_RESULT_METHODS and is_tensor_operand(node.func.value, state, module, on_entry)
     if isinstance(node, ast.Call):
         root = ex.called_name(node).partition(".")[0]
         return root in module.torch_aliases and ex.method_name(node) not in module.source_methods
     key = key_of(node)
-    return bool(key) and state.kind(key) == TENSOR
+    kind = state.kind(key) if on_entry else state.kinds.get(key, "")
+    return bool(key) and kind == TENSOR

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Iterator, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
@@ -23,7 +24,8 @@ class Scope:
     name: str
     body_owner: ast.AST
     body: Sequence[ast.stmt]
-    compiled_region: str = ""
+    region: Callable[[], str] = str
+    """Why the scope runs compiled ("" on the host); asked only when a finding needs it."""
     returns_int: bool = False
     is_source_definition: bool = False
     int_typed_names: frozenset[str] = frozenset()
@@ -31,6 +33,10 @@ class Scope:
     """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
     parameters: tuple[str, ...] = ()
     definition: Definition | None = None
+
+    @property
+    def compiled_region(self) -> str:
+        return self.region()
 
 
 def scopes_to_walk(tree: ast.Module, module: ModuleFacts) -> Iterator[Scope]:
@@ -41,13 +47,18 @@ def scopes_to_walk(tree: ast.Module, module: ModuleFacts) -> Iterator[Scope]:
     """
     if any(module.mentions(statement) for statement in tree.body):
         yield Scope("<module>", tree, tree.body)
-    for definition in module.definitions.all:
+    yield from definition_scopes(module.definitions.outer, module)
+
+
+def definition_scopes(definitions: Iterable[Definition], module: ModuleFacts) -> Iterator[Scope]:
+    for definition in definitions:
         if not module.mentions(definition.node):
             continue
         if isinstance(definition.node, ast.ClassDef):
             yield Scope(definition.qualname, definition.node, definition.node.body)
         else:
             yield module.function_scope(definition)
+            yield from definition_scopes(module.definitions.nested_in(definition), module)
 
 
 def function_scope(definition: Definition, module: ModuleFacts) -> Scope:
@@ -62,7 +73,7 @@ def function_scope(definition: Definition, module: ModuleFacts) -> Scope:
         name=definition.qualname,
         body_owner=node,
         body=node.body,
-        compiled_region=module.calls.compiled_region(definition),
+        region=functools.partial(module.calls.compiled_region, definition),
         returns_int=ex.is_int_annotation(node.returns),
         is_source_definition=node.name.lstrip("_") in module.source_methods,
         int_typed_names=frozenset(int_names),
@@ -91,7 +102,7 @@ def entry_kinds(arguments: list[ast.arg], cls: ast.ClassDef | None, module: Modu
 
 def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
     kinds = {f"self.{attribute}": TENSOR for attribute in module.classes.tensor_attributes(cls)}
-    for attribute, annotation in module.classes.attribute_annotations(cls):
+    for attribute, annotation in module.classes.attribute_annotations(cls).items():
         if module.classes.annotation_kind(annotation) == "int":
             kinds[f"self.{attribute}"] = INT_LENGTH_CACHE
     return kinds

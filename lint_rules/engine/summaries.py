@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 from collections.abc import Iterator
 
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import lines_mentioning
-from lint_rules.engine.scopes import Scope
+from lint_rules.engine.scopes import Scope, scopes_to_walk
 from lint_rules.engine.taint import Origin, ParameterOrigin
 from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker
@@ -94,7 +93,7 @@ class Summaries:
     def discover_source_functions(self) -> frozenset[str]:
         """Names of the functions that return a source's value, followed through calls to a fixed point."""
         found: set[str] = set()
-        candidates = [definition for definition in self.module.definitions.all if self.module.mentions(definition.node)]
+        candidates = [scope.definition for scope in scopes_to_walk(self.module.tree, self.module) if scope.definition]
         for _ in range(DISCOVERY_ROUNDS):
             new = {
                 definition.name
@@ -112,9 +111,8 @@ class Summaries:
         return frozenset(found)
 
     def functions_mentioning(self, names: set[str]) -> Iterator[Definition]:
-        pattern = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\s*\(")
         seen: set[int] = set()
-        for line in lines_mentioning(self.module.source.text, [], pattern):
+        for line in lines_mentioning(self.module.source.text, sorted(names), whole_words=True):
             definition = self.module.definitions.innermost_function_at(line)
             if definition is not None and id(definition) not in seen:
                 seen.add(id(definition))

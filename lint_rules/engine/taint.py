@@ -23,6 +23,8 @@ INT = "int"
 TENSOR = "tensor"
 INT_LENGTH_CACHE = "int-length-cache"
 """An object whose `get_seq_length()` is known to return an int (e.g. a `DynamicCache`)."""
+EAGER_ONLY = "<eager only>"
+"""A state key set where a test proved that nothing is being compiled (`if not is_compiling():`)."""
 
 
 @dataclasses.dataclass(eq=False)
@@ -40,6 +42,8 @@ class Origin:
     used_in_own_statement: bool = False
     returned: bool = False
     """The value leaves the function: a guard would change what every caller gets."""
+    eager_only: bool = False
+    """Bound under `if not torch.compiler.is_compiling():`: a guard there never runs compiled."""
     _plan: FixPlan | None = None
 
     @property
@@ -47,7 +51,7 @@ class Origin:
         return self.call.lineno
 
     def unsafe_because(self) -> str:
-        if self.scope.compiled_region:
+        if self.scope.compiled_region and not self.eager_only:
             return (
                 f"the guard would add a graph break and a device sync inside a compiled region "
                 f"({self.scope.compiled_region}); keep the arithmetic on tensors or gate it with "

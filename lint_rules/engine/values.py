@@ -11,7 +11,7 @@ from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.narrowing import classes_checked, narrow
 from lint_rules.engine.scopes import Scope
-from lint_rules.engine.taint import CLEAN, INT_LENGTH_CACHE, Origin, State, Taint, key_of
+from lint_rules.engine.taint import CLEAN, EAGER_ONLY, INT_LENGTH_CACHE, Origin, State, Taint, key_of
 from lint_rules.engine.uses import Uses
 
 ORDERING_COMPARISONS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
@@ -96,16 +96,19 @@ class ValueWalker:
                     self.uses.slice_bound(bound, taint, isinstance(part, ast.Slice))
 
     def binary(self, node: ast.BinOp, state: State, consumed: bool) -> Taint:
+        """Int arithmetic reports the tainted sides whose other side is an int; arithmetic with a full
+        tensor keeps everything on the device (also the int arithmetic inside it, `n - 1 + arange`)."""
+        with_tensor = self.is_tensor_operand(node.left, state) or self.is_tensor_operand(node.right, state)
         left_is_int = self.is_int_operand(node.left, state)
         right_is_int = self.is_int_operand(node.right, state)
-        left = self.value(node.left, state, consumed=right_is_int)
-        right = self.value(node.right, state, consumed=left_is_int)
+        left = self.value(node.left, state, consumed=right_is_int or with_tensor)
+        right = self.value(node.right, state, consumed=left_is_int or with_tensor)
         if not (left or right):
             return CLEAN
         if isinstance(node.op, ast.Mult) and (ex.is_sequence_display(node.left) or ex.is_sequence_display(node.right)):
             self.uses.repetition_count(node, left | right)
             return CLEAN
-        if self.is_tensor_operand(node.left, state) or self.is_tensor_operand(node.right, state):
+        if with_tensor:
             return CLEAN
         used_as_int = (left if right_is_int else CLEAN) | (right if left_is_int else CLEAN)
         if used_as_int and not consumed:
@@ -176,7 +179,8 @@ class ValueWalker:
             if argument_taints:
                 result |= self.passed_arguments(node, callee, argument_taints)
             if self.statement is not None and summaries.returns_source(callee):
-                result |= {self.module.origin_for(node, callee.name, self.statement, self.scope)}
+                eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
+                result |= {self.module.origin_for(node, callee.name, self.statement, self.scope, eager)}
         return result
 
     def passed_arguments(self, node: ast.Call, callee: Definition, argument_taints: dict[int, Taint]) -> Taint:
@@ -267,7 +271,8 @@ class ValueWalker:
         assert isinstance(node.func, ast.Attribute)
         if self.receiver_has_int_length(node.func.value, state):
             return None
-        return self.module.origin_for(node, method, self.statement, self.scope)
+        eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
+        return self.module.origin_for(node, method, self.statement, self.scope, eager)
 
     def receiver_has_int_length(self, receiver: ast.expr, state: State) -> bool:
         """`self` in an int-length class (`super()`: its bases), a name known to hold an int-length
