@@ -19,7 +19,7 @@ Writes ``RESULTS.md`` (one row per release) and ``RESULTS.json`` (what the table
 made from) beside this file, and exits 1 when the fix changes tokens or compilation
 on any release (a failure), 0 otherwise. Not part of the pytest run (CI runs the
 two anchor releases in ``test_fixer_runtime.py``). Jobs already done are reused from
-``.runtime/matrix/``; ``--fresh`` starts over.
+``.runtime/matrix/jobs-<digest of the fixer's sources>/``; ``--fresh`` starts over.
 
 Usage (from the repository root, after ``bash scripts/test.sh`` built the venv)::
 
@@ -29,13 +29,16 @@ Usage (from the repository root, after ``bash scripts/test.sh`` built the venv):
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
+import hashlib
 import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from collections import Counter
 from pathlib import Path
@@ -63,7 +66,7 @@ for name in json.loads(sys.argv[1]):
         importlib.import_module(name)
     except Exception as exc:
         failed[name] = f"{type(exc).__name__}: {exc}"[:300]
-print(json.dumps(failed))
+print("IMPORT-PROBE " + json.dumps(failed))  # modules may print on import: the last line is ours
 """
 
 
@@ -119,6 +122,14 @@ def export_commit(rev: str) -> Path:
     return root
 
 
+def fixer_identity(root: Path) -> str:
+    """A digest of the fixer's and the engine's sources: jobs are reused only for the same fixer."""
+    digest = hashlib.sha256()
+    for path in sorted([*root.glob("fixers/**/*.py"), *root.glob("lint_rules/**/*.py")]):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
+
+
 def describe_fixer(root: Path, rev: str | None) -> str:
     if rev is not None:
         return f"commit {root.name.removeprefix('fixer-')} ({rev})"
@@ -143,9 +154,10 @@ def import_failures(modules: list[str], paths: list[Path]) -> dict[str, str]:
     cmd = [sys.executable, "-c", IMPORT_PROBE, json.dumps(modules), *map(str, paths)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=rt.SUBPROCESS_TIMEOUT_S)
-    if proc.returncode != 0:
+    ours = [line for line in proc.stdout.splitlines() if line.startswith("IMPORT-PROBE ")]
+    if proc.returncode != 0 or not ours:
         return {"<interpreter>": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "crashed"}
-    return json.loads(proc.stdout)
+    return json.loads(ours[-1].removeprefix("IMPORT-PROBE "))
 
 
 def import_check(rewrite: rt.Rewrite) -> dict:
@@ -170,9 +182,12 @@ def sequence_length_types(run: dict) -> list[list[str]]:
 
 
 def later_call_types(types: list[list[str]]) -> str:
-    """The distinct types after the first call (the first sees an uninitialized cache)."""
-    seen = sorted({t for call in types[1:] for t in call})
-    return "/".join(seen) if seen else "-"
+    """The type received by the prefill of each later generate() call (the first call sees an
+    uninitialized cache), plus any non-int type seen in the later calls' decode steps."""
+    prefill = sorted({call[0] for call in types[1:] if call})
+    decode = sorted({t for call in types[1:] for t in call[1:]} - {"int"})
+    text = "/".join(prefill) if prefill else "-"
+    return text + (f" (decode steps: {'/'.join(decode)})" if decode else "")
 
 
 def guarded_types(docs: dict, scenario: str) -> dict[str, dict]:
@@ -257,19 +272,40 @@ def run_release(jobs: rt.Jobs, version: str) -> dict:
             row["problems"] += [f"{scenario}: {p}" for p in result["problems"]]
             row["notes"] += [f"{scenario}: {n}" for n in result["notes"]]
     row["notes"] += behaviour_notes(row)
+    row["cache_keyword"] = cache_keyword(rewrite.release)
     if row["problems"]:
         row["status"] = "fail"
     row["seconds"] = round(time.perf_counter() - start, 1)
     return row
 
 
+def cache_keyword(release: rt.Release) -> str | None:
+    """The keyword ``prepare_inputs_for_generation`` takes the cache as (``past_key_values``, later ``cache``)."""
+    source = rt.function_source(
+        release.package / "generation" / "utils.py", "GenerationMixin.prepare_inputs_for_generation"
+    )
+    if source is None:
+        return None
+    node = ast.parse(textwrap.dedent(source)).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    names = {arg.arg for arg in node.args.args + node.args.kwonlyargs}
+    return next((name for name in ("cache", "past_key_values") if name in names), None)
+
+
 def behaviour_notes(row: dict) -> list[str]:
-    """How the release differs: which type the unmodified release passes on later calls."""
+    """How the release differs: which type the unmodified release passes on later calls, and
+    where the compiled and the eager runs saw different types."""
     notes = []
     for scenario, result in row["scenarios"].items():
-        later = later_call_types(result["next_sequence_length"]["unmodified/eager"])
+        types = result["next_sequence_length"]
+        later = later_call_types(types["unmodified/eager"])
         if later in ("int", "-"):
             notes.append(f"{scenario}: the unmodified release passes int on every call (no tensor on this path)")
+        for variant in rt.VARIANTS:
+            if types[f"{variant}/compiled"] != types[f"{variant}/eager"]:
+                notes.append(
+                    f"{scenario}: {variant} compiled and eager types differ: {types[f'{variant}/eager']} eager"
+                )
     return notes
 
 
@@ -312,19 +348,19 @@ def markdown(report: dict) -> str:
         f"fixer: {report['fixer']}; {report['seconds'] / 60:.0f} min wall. "
         "Generated by `python -m tests.runtime.matrix`; the data is in `RESULTS.json`.",
         "",
-        "Scenario cells: type of `next_sequence_length` at `prepare_inputs_for_generation` on the "
-        "later generate() calls, unmodified→rewritten (compiled; eager is the same unless a note says "
+        "Scenario cells: type of `next_sequence_length` at `prepare_inputs_for_generation` in the "
+        "prefill of the later generate() calls (the first call sees an uninitialized cache), unmodified→rewritten (compiled; eager is the same unless a note says "
         "otherwise); whether the tokens are identical across unmodified/rewritten × compiled/eager; the "
         "rewritten package's Dynamo counters (equal to the unmodified one's unless marked **changed**); "
         "each guard the eager run reached, with the type of its value before→after the guard.",
         "",
         "| release | status | fixer summary | imports | report (GPT-2, static cache on the generation config) "
-        "| continue_cache (Llama, a passed StaticCache) | notes |",
-        "|---|---|---|---|---|---|---|",
+        "| continue_cache (Llama, a passed StaticCache) | cache keyword | notes |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in report["releases"]:
         if row["status"] == "cannot install":
-            lines.append(f"| {row['version']} | cannot install | | | | | {row['reason']} |")
+            lines.append(f"| {row['version']} | cannot install | | | | | | {row['reason']} |")
             continue
         imports = row.get("imports")
         import_cell = (
@@ -337,9 +373,12 @@ def markdown(report: dict) -> str:
         scenarios = row.get("scenarios", {})
         notes = "; ".join(row["problems"] + row["notes"]).replace("|", "\\|").replace("\n", " ")
         status = row["status"] if row["status"] == "pass" else f"**{row['status']}**"
-        summary = (row["fixer"]["summary"] or "no summary").replace("|", "\\|")
+        summary = (row.get("fixer", {}).get("summary") or "no summary").replace("|", "\\|")
         cells = [_scenario_cell(scenarios.get(s)) for s in SCENARIOS]
-        lines.append(f"| {row['version']} | {status} | {summary} | {import_cell} | {cells[0]} | {cells[1]} | {notes} |")
+        keyword = f"`{row['cache_keyword']}=`" if row.get("cache_keyword") else "-"
+        lines.append(
+            f"| {row['version']} | {status} | {summary} | {import_cell} | {cells[0]} | {cells[1]} | {keyword} | {notes} |"
+        )
     counts = Counter(row["status"] for row in report["releases"])
     lines += ["", "Totals: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + "."]
     reasons = sorted(
@@ -377,11 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     versions = args.releases.split(",") if args.releases else newest_patch_per_minor(index_versions())
     print(f"releases: {', '.join(versions)}", flush=True)
-    if args.fresh and WORK.exists():
-        shutil.rmtree(WORK)
-    shared = WORK / "jobs"
-    shared.mkdir(parents=True, exist_ok=True)
     fixer_root = export_commit(args.fixer_commit) if args.fixer_commit else rt.default_fixer_root()
+    shared = WORK / f"jobs-{fixer_identity(fixer_root)}"
+    if args.fresh and shared.exists():
+        shutil.rmtree(shared)
+    shared.mkdir(parents=True, exist_ok=True)
 
     rows: dict[str, dict] = {}
     releases: dict[str, rt.Release] = {}
@@ -397,7 +436,10 @@ def main(argv: list[str] | None = None) -> int:
     jobs.prefetch(releases, runs, args.threads)
     try:
         for version in releases:
-            rows[version] = run_release(jobs, version)
+            try:
+                rows[version] = run_release(jobs, version)
+            except Exception as exc:  # a fault of this script: the row says so, the run goes on and fails
+                rows[version] = {"version": version, "status": "error", "problems": [f"matrix: {exc!r}"], "notes": []}
             print(f"{version}: {rows[version]['status']} {rows[version]['problems']}", flush=True)
     finally:
         jobs.close()
@@ -414,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS_JSON.write_text(json.dumps(report, indent=1) + "\n")
     RESULTS_MD.write_text(markdown(report))
     print(f"wrote {RESULTS_MD} and {RESULTS_JSON}", flush=True)
-    failed = [row["version"] for row in report["releases"] if row["status"] == "fail"]
+    failed = [row["version"] for row in report["releases"] if row["status"] in ("fail", "error")]
     if failed:
         print(f"FAILED: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
