@@ -54,7 +54,9 @@ def fix_paths(paths: Sequence[str], settings: Settings, mode: Mode, jobs: int) -
 def fix_item(item: str | ReadError, settings: Settings, mode: Mode) -> FileOutcome:
     if isinstance(item, ReadError):
         return FileOutcome(item.path, error=item.reason)
-    source = read_source(item)
+    source = read_source(item, settings.source_methods)
+    if source is None:
+        return FileOutcome(item)
     if isinstance(source, ReadError):
         return FileOutcome(item, error=source.reason)
     return fix_source(source, settings, mode)

@@ -25,7 +25,9 @@ class CheckedFile:
 
 
 def check_path(path: str, settings: Settings) -> CheckedFile:
-    source = read_source(path)
+    source = read_source(path, settings.source_methods)
+    if source is None:
+        return CheckedFile(path)
     if isinstance(source, ReadError):
         return CheckedFile(path, error=source.reason)
     return check_source(source, settings)
@@ -55,5 +57,5 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
     findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
     enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
-    reported, silenced = split_silenced(enabled, text)
+    reported, silenced = split_silenced(enabled, text, tree)
     return CheckedFile(path, tuple(reported), tuple(silenced), parsed=True)

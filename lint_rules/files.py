@@ -200,11 +200,16 @@ def _describe(error: OSError) -> str:
     return reason[:1].lower() + reason[1:]
 
 
-def read_source(path: str) -> SourceFile | ReadError:
-    """The file's bytes and text, decoded as Python would (coding cookie, BOM)."""
+def read_source(path: str, prefilter: Sequence[str] = ()) -> SourceFile | ReadError | None:
+    """The file's bytes and text, decoded as Python would (coding cookie, BOM); None, without
+    decoding, when `prefilter` names methods none of which the bytes mention."""
     try:
-        if os.path.exists(path) and not os.path.isdir(path) and not stat.S_ISREG(os.stat(path).st_mode):
-            return ReadError(path, "not a regular file (a FIFO, socket or device), not read")
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG  # `open` below says what is wrong
+    if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+        return ReadError(path, "not a regular file (a FIFO, socket or device), not read")
+    try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except IsADirectoryError:
@@ -213,6 +218,8 @@ def read_source(path: str) -> SourceFile | ReadError:
         return ReadError(path, f"cannot read: {_describe(error)}")
     if b"\0" in raw:
         return ReadError(path, "binary file (contains NUL bytes), not Python source")
+    if prefilter and not may_contain_source(raw, prefilter):
+        return None
     return _decode(path, raw)
 
 
@@ -257,4 +264,6 @@ def split_lines(text: str, keepends: bool = False) -> list[str]:
 
 def may_contain_source(raw: bytes, source_methods: Sequence[str]) -> bool:
     """Cheap prefilter: False when no source method's name occurs in the bytes at all."""
-    return any(method.encode() in raw for method in source_methods)
+    from lint_rules.engine.module_text import mentions_any
+
+    return mentions_any(raw, source_methods)

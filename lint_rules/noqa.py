@@ -8,11 +8,13 @@ A `# flake8: noqa` (or `# ruff: noqa`) line silences the whole file; with codes
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
 from collections.abc import Iterable
 
+from lint_rules.engine.definitions import statements_at
 from lint_rules.files import split_lines
 from lint_rules.findings import Finding
 
@@ -57,13 +59,19 @@ def statement_line_ranges(text: str) -> dict[int, tuple[int, int]]:
     return ranges
 
 
-def split_silenced(findings: Iterable[Finding], text: str) -> tuple[list[Finding], list[Finding]]:
-    """(reported, silenced by a noqa comment)."""
+def split_silenced(
+    findings: Iterable[Finding], text: str, tree: ast.Module | None = None
+) -> tuple[list[Finding], list[Finding]]:
+    """(reported, silenced by a noqa comment). With the module's tree, the file is tokenized (to
+    find each statement's lines exactly) only when a noqa comment lies inside the innermost
+    statement around a finding."""
     findings = list(findings)
     if not findings or "noqa" not in text.lower():
         return findings, []
     lines = split_lines(text)
     whole_file = file_noqa_codes(lines)
+    if tree is not None and whole_file is None and not any(may_be_silenced(f, tree, lines) for f in findings):
+        return findings, []
     ranges = statement_line_ranges(text)
     reported: list[Finding] = []
     silenced: list[Finding] = []
@@ -86,3 +94,12 @@ def file_noqa_codes(lines: list[str]) -> frozenset[str] | None:
             return EVERY_CODE
         found |= codes or set()
     return frozenset(found) or None
+
+
+def may_be_silenced(finding: Finding, tree: ast.Module, lines: list[str]) -> bool:
+    """A noqa comment lies within the innermost statement (a compound one with its body) that
+    holds the finding: a cheap bound on the statement's logical lines."""
+    statements = list(statements_at(tree.body, finding.line))
+    first = min([finding.line, *(statement.lineno for statement in statements)])
+    last = max([finding.line, *(statement.end_lineno or statement.lineno for statement in statements)])
+    return any("noqa" in line.lower() for line in lines[first - 1 : last])

@@ -146,6 +146,16 @@ def assert_second_run_changes_nothing(files: Sequence[str], cwd: Path, options: 
     return again
 
 
+def copy_packages(files: Iterable[str], source: Path, target: Path) -> None:
+    """The top-level folders (packages) that hold `files`, whole; top-level modules alone."""
+    tops = {Path(path).parts[0] for path in files}
+    for top in sorted(tops):
+        if (source / top).is_dir():
+            shutil.copytree(source / top, target / top, symlinks=True)
+        else:
+            copy_files([top], source, target)
+
+
 def copy_files(files: Iterable[str], source: Path, target: Path) -> None:
     for path in files:
         (target / path).parent.mkdir(parents=True, exist_ok=True)
@@ -189,7 +199,7 @@ def test_checker_and_fixer_diff_over_the_corpus(tmp_path: Path, isolated_config:
     assert_sound_rewrites(root, patched)
 
     copy = tmp_path / "patched"
-    copy_files(patched, root, copy)
+    copy_packages(patched, root, copy)  # the engine reads sibling modules: the second run needs them
     for path, new in patched.items():
         (copy / path).write_bytes(new)
     again = assert_second_run_changes_nothing(sorted(patched), copy, isolated_config)

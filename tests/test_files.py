@@ -206,6 +206,16 @@ def test_reads_utf8_bom_without_keeping_it(tmp_path: Path) -> None:
     assert source.encode("y = 2\n") == b"\xef\xbb\xbfy = 2\n"
 
 
+def test_a_file_that_mentions_no_source_method_is_not_decoded(tmp_path: Path) -> None:
+    """The prefilter works on the bytes: most files are read and dropped without a decode."""
+    path = tmp_path / "a.py"
+    path.write_bytes(b"name = '\xff'\n")  # not UTF-8: decoding it would fail
+    assert read_source(str(path), ["get_seq_length"]) is None
+    assert isinstance(read_source(str(path)), ReadError)
+    path.write_bytes(b"n = cache.get_seq_length()\n")
+    assert isinstance(read_source(str(path), ["get_seq_length"]), SourceFile)
+
+
 def test_honours_latin1_coding_cookie(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_bytes(b"# -*- coding: latin-1 -*-\nname = '\xe9'\n")

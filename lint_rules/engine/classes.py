@@ -32,13 +32,14 @@ class ClassFacts:
         module_name: str | None = None,
         root: Path | None = None,
         depth: int = 0,
+        classes: dict[str, ast.ClassDef] | None = None,
     ) -> None:
         self.tree = tree
         self.source_methods = source_methods
         self.path = path
         self._module: tuple[str, Path | None] | None = (module_name, root) if module_name is not None else None
         self.depth = depth
-        self.classes = {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
+        self.classes = classes if classes is not None else module_classes(tree)
         self._imports: dict[str, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
         self._tensor_attributes: dict[int, frozenset[str]] = {}
@@ -186,13 +187,16 @@ class ClassFacts:
         if not isinstance(value, ast.Call):
             return ""
         name = ex.called_name(value)
-        if not name:
-            return ""
-        kind = self.length_kind_of_name(name)
-        if kind:
-            return kind
         owner, _, method = name.rpartition(".")
-        return self.length_kind_of_name(owner) if owner and method.startswith("from_") else ""
+        if method[:1].isupper():
+            return self.length_kind_of_name(name)
+        if owner.rpartition(".")[2][:1].isupper() and method.startswith("from_"):
+            return self.length_kind_of_name(owner)
+        return ""  # a function or a method call, not a class (classes are named in CapWords)
+
+
+def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    return {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
 
 
 _OTHER_MODULES: dict[tuple[Path, frozenset[str]], ClassFacts | None] = {}

@@ -14,11 +14,14 @@ from collections.abc import Iterator, Sequence
 
 DEF_NAME = re.compile(r"def\s+(\w+)")
 CLASS_NAME = re.compile(r"class\s+(\w+)")
+COMPOUND_STATEMENTS = (
+    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
+)  # fmt: skip
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
-@dataclasses.dataclass(eq=False)
+@dataclasses.dataclass(eq=False, slots=True)
 class Definition:
     node: DefinitionNode
     qualname: str
@@ -125,14 +128,13 @@ def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             yield statement
-            continue
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            children = getattr(statement, field, None) or []
-            for child in children:
-                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                    yield from nested_definitions(child.body)
-                elif isinstance(child, ast.stmt):
-                    yield from nested_definitions([child])
+        elif isinstance(statement, COMPOUND_STATEMENTS):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for child in getattr(statement, field, None) or []:
+                    if isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                        yield from nested_definitions(child.body)
+                    elif isinstance(child, ast.stmt):
+                        yield from nested_definitions([child])
 
 
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from collections.abc import Iterator
 
 from lint_rules.engine.expressions import dotted_name
@@ -24,7 +25,11 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = split_lines(text)
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """Split on first use: most files analyzed have no finding to place."""
+        return split_lines(self.text)
 
     def line(self, number: int) -> str:
         return self.lines[number - 1] if 0 < number <= len(self.lines) else ""

@@ -28,7 +28,7 @@ class ModuleFacts:
         self.source_lines = lines_mentioning(source.text, source_methods)
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
-        self.classes = ClassFacts(tree, self.source_methods, path)
+        self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes)
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases)
         self.origins: dict[int, Origin] = {}
         self.summaries: Summaries | None = None
@@ -37,8 +37,19 @@ class ModuleFacts:
 
     def mentions(self, node: ast.stmt) -> bool:
         """Whether a source method's name occurs in the lines of `node`."""
-        index = bisect.bisect_left(self.source_lines, node.lineno)
-        return index < len(self.source_lines) and self.source_lines[index] <= (node.end_lineno or node.lineno)
+        return self.mentions_between(node.lineno, node.end_lineno or node.lineno)
+
+    def mentions_between(self, first: int, last: int) -> bool:
+        index = bisect.bisect_left(self.source_lines, first)
+        return index < len(self.source_lines) and self.source_lines[index] <= last
+
+    def runs_a_mention(self, statement: ast.stmt) -> bool:
+        """Whether the statement, run in its own scope, evaluates a line that mentions a source: for a
+        `def` or `class` only its header counts (decorators, defaults, bases), not its body."""
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = min([statement.lineno, *(decorator.lineno for decorator in statement.decorator_list)])
+            return self.mentions_between(first, max(statement.lineno, statement.body[0].lineno - 1))
+        return self.mentions(statement)
 
     def add_mentions(self, names: Iterable[str]) -> None:
         """Also walk the scopes that mention these names (functions found to return a source)."""

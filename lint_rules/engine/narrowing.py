@@ -60,6 +60,15 @@ def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
     return None
 
 
+def may_narrow(test: ast.expr) -> bool:
+    """Cheaply: the test has a call (`isinstance`, `is_tensor`, `is_compiling`) that can narrow."""
+    if isinstance(test, ast.UnaryOp):
+        return may_narrow(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return any(may_narrow(value) for value in test.values)
+    return isinstance(test, ast.Call) and bool(test.args or is_compiling_check(test))
+
+
 def is_compiling_check(test: ast.expr) -> bool:
     return isinstance(test, ast.Call) and ex.called_name(test).rpartition(".")[2] in COMPILING_CHECKS
 

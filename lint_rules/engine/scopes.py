@@ -31,6 +31,7 @@ class Scope:
     int_typed_names: frozenset[str] = frozenset()
     entry_kinds: EntryKinds = nothing_known
     """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
+    annotated_parameters: frozenset[str] = frozenset()
     parameters: tuple[str, ...] = ()
     definition: Definition | None = None
 
@@ -45,7 +46,7 @@ def scopes_to_walk(tree: ast.Module, module: ModuleFacts) -> Iterator[Scope]:
     A scope whose text never names a source cannot hold a tainted value of its own: it is walked
     only if a caller passes it one (see `summaries`).
     """
-    if any(module.mentions(statement) for statement in tree.body):
+    if any(module.runs_a_mention(statement) for statement in tree.body):
         yield Scope("<module>", tree, tree.body)
     yield from definition_scopes(module.definitions.outer, module)
 
@@ -55,7 +56,8 @@ def definition_scopes(definitions: Iterable[Definition], module: ModuleFacts) ->
         if not module.mentions(definition.node):
             continue
         if isinstance(definition.node, ast.ClassDef):
-            yield Scope(definition.qualname, definition.node, definition.node.body)
+            if any(module.runs_a_mention(statement) for statement in definition.node.body):
+                yield Scope(definition.qualname, definition.node, definition.node.body)
         else:
             yield module.function_scope(definition)
             yield from definition_scopes(module.definitions.nested_in(definition), module)
@@ -78,6 +80,7 @@ def function_scope(definition: Definition, module: ModuleFacts) -> Scope:
         is_source_definition=node.name.lstrip("_") in module.source_methods,
         int_typed_names=frozenset(int_names),
         entry_kinds=entry_kinds(arguments, cls, module),
+        annotated_parameters=frozenset(argument.arg for argument in arguments if argument.annotation is not None),
         parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
         definition=definition,
     )

@@ -116,12 +116,15 @@ class State:
         kinds: dict[str, str] | None = None,
         entry: EntryKinds = nothing_known,
         rebound: set[str] | None = None,
+        entry_names: frozenset[str] = frozenset(),
     ) -> None:
         self.taint: dict[str, Taint] = taint or {}
         self.kinds: dict[str, str] = kinds or {}
         self.entry = entry
+        self.entry_names = entry_names
+        """Plain names `entry` may know (annotated parameters); any `self.attr` it may know too."""
         self.rebound: set[str] = rebound or set()
-        """Keys bound in this walk: what they held on entry no longer counts."""
+        """Keys `entry` may know that were bound in this walk: what they held on entry no longer counts."""
 
     def kind(self, key: str) -> str:
         if key in self.kinds:
@@ -129,7 +132,7 @@ class State:
         return "" if key in self.rebound else self.entry(key)
 
     def copy(self) -> State:
-        return State(dict(self.taint), dict(self.kinds), self.entry, set(self.rebound))
+        return State(dict(self.taint), dict(self.kinds), self.entry, set(self.rebound), self.entry_names)
 
     def bind(self, key: str, taint: Taint, kind: str = "") -> None:
         if taint:
@@ -138,7 +141,8 @@ class State:
             self.taint.pop(key, None)
         for stale in [name for name in self.taint if name.startswith(key + ".")]:
             del self.taint[stale]
-        self.rebound.add(key)
+        if key in self.entry_names or key.startswith("self."):
+            self.rebound.add(key)
         if kind:
             self.kinds[key] = kind
         else:

@@ -9,7 +9,7 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
-from lint_rules.engine.narrowing import classes_checked, narrow
+from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow
 from lint_rules.engine.scopes import Scope
 from lint_rules.engine.taint import CLEAN, EAGER_ONLY, INT_LENGTH_CACHE, Origin, State, Taint, key_of
 from lint_rules.engine.uses import Uses
@@ -34,6 +34,8 @@ class ValueWalker:
         """
         if isinstance(node, ast.Name):
             return state.taint.get(node.id, CLEAN)
+        if isinstance(node, ast.Constant):
+            return CLEAN
         if isinstance(node, ast.Attribute):
             return self.attribute(node, state)
         if isinstance(node, ast.Call):
@@ -172,7 +174,7 @@ class ValueWalker:
         """A call of a same-module function: its summary says which arguments it uses as ints,
         which reach its result, and whether its result is a source itself."""
         summaries = self.module.summaries
-        if summaries is None:
+        if summaries is None or not self.may_call_into_module(node.func):
             return CLEAN
         result = CLEAN
         for callee in summaries.callees(node, self.scope):
@@ -182,6 +184,15 @@ class ValueWalker:
                 eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
                 result |= {self.module.origin_for(node, callee.name, self.statement, self.scope, eager)}
         return result
+
+    def may_call_into_module(self, func: ast.expr) -> bool:
+        """Cheaply: the callee's name is one a `def` of the module binds, or it is `self.attr(...)`."""
+        if isinstance(func, ast.Name):
+            return func.id in self.module.definitions.defined_names
+        if not isinstance(func, ast.Attribute):
+            return False
+        is_self = isinstance(func.value, ast.Name) and func.value.id == "self"
+        return is_self or func.attr in self.module.definitions.defined_names
 
     def passed_arguments(self, node: ast.Call, callee: Definition, argument_taints: dict[int, Taint]) -> Taint:
         """Reports the tainted arguments the callee uses as ints; the taint that reaches its result."""
@@ -305,5 +316,7 @@ class ValueWalker:
 def narrowed_by(operand: ast.expr, state: State, truth: bool, module: ModuleFacts) -> State:
     """The state for the operands after `operand` in an `and` (`truth`) or `or` chain: a narrowed
     copy when the operand narrows anything, else the same state (so that a walrus binding stays)."""
+    if not may_narrow(operand):
+        return state
     narrowed = narrow(operand, state.copy(), truth, module)
     return state if narrowed.same_as(state) else narrowed

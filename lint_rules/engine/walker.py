@@ -24,7 +24,7 @@ class FunctionWalker(ValueWalker):
     """Each parameter starts as its own origin (for the function's summary)."""
 
     def walk(self) -> None:
-        state = State(entry=self.scope.entry_kinds)
+        state = State(entry=self.scope.entry_kinds, entry_names=self.scope.annotated_parameters)
         if self.seeded:
             for position, parameter in enumerate(self.scope.parameters):
                 state.taint[parameter] = frozenset({ParameterOrigin(parameter, position)})
@@ -187,6 +187,8 @@ class FunctionWalker(ValueWalker):
             key = key_of(bound)
             if key:
                 state.bind(key, taint, kind if isinstance(target, (ast.Name, ast.Attribute)) else "")
+        if isinstance(target, ast.Name):
+            return
         for node in ast.walk(target):
             if isinstance(node, ast.Subscript):
                 self.value(node.value, state)
