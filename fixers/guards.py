@@ -22,7 +22,7 @@ from typing import cast
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from lint_rules.engine import top_level_statements
+from lint_rules.engine.module_text import torch_bindings
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, Span
 
@@ -244,14 +244,7 @@ class LineEndings(cst.CSTTransformer):
 
 def bound_torch_name(tree: ast.Module) -> str:
     """The module-level name bound to torch (`import torch`, `import torch as th`), "" if none."""
-    for statement in top_level_statements(tree.body):
-        if isinstance(statement, ast.Import):
-            for alias in statement.names:
-                if alias.name == "torch":
-                    return alias.asname or "torch"
-                if alias.name.startswith("torch.") and alias.asname is None:
-                    return "torch"
-    return ""
+    return next(iter(torch_bindings(tree)), "")
 
 
 def is_future_import(statement: ast.stmt) -> bool:

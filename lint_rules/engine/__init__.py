@@ -14,6 +14,5 @@ plugin, the standalone checker and the fixer. One file at a time, from its one `
 """
 
 from lint_rules.engine.analysis import analyze_source, analyze_tree
-from lint_rules.engine.module_text import top_level_statements
 
-__all__ = ["analyze_source", "analyze_tree", "top_level_statements"]
+__all__ = ["analyze_source", "analyze_tree"]
