@@ -406,7 +406,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.runtime.matrix", description=__doc__.splitlines()[0])
     parser.add_argument("--releases", default=None, help="comma-separated versions instead of the index's minors")
     parser.add_argument("--fixer-commit", default=None, help="run the fixer of this commit (git archive) instead")
-    parser.add_argument("--fresh", action="store_true", help="discard the jobs of an earlier run")
+    parser.add_argument("--fresh", action="store_true", help="discard the jobs and compiled kernels of earlier runs")
     parser.add_argument("--threads", type=int, default=2, help="jobs run at once (default 2)")
     return parser.parse_args(argv)
 
@@ -418,8 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"releases: {', '.join(versions)}", flush=True)
     fixer_root = export_commit(args.fixer_commit) if args.fixer_commit else rt.default_fixer_root()
     shared = WORK / f"jobs-{fixer_identity(fixer_root)}"
-    if args.fresh and shared.exists():
-        shutil.rmtree(shared)
+    if args.fresh:  # a cold start: no jobs and no compiled kernels kept
+        for path in (shared, WORK / "inductor-cache"):
+            shutil.rmtree(path, ignore_errors=True)
     shared.mkdir(parents=True, exist_ok=True)
 
     rows: dict[str, dict] = {}

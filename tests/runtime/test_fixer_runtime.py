@@ -13,7 +13,15 @@ and eagerly (``tests/runtime/scenarios.py``). The tests compare the results:
   call with the unmodified one where the release has the bug on that path;
 - the generated tokens are identical across unmodified / rewritten x compiled / eager;
 - the rewritten package compiles the same: no extra Dynamo frames, graphs,
-  recompiles or graph breaks.
+  recompiles or graph breaks;
+- every value the fixer guards is an int after its guard (recorded in the eager runs).
+
+Besides the report's scenarios it runs the other generation paths the fixer rewrites:
+beam search (``reorder_cache``), assisted decoding (``_update_past_and_masks``) and the
+position-ids helper. Where a release cannot run one of them with a static cache, the
+test asserts the release's own error (``CANNOT_RUN``); where only the unmodified release
+crashes, that the fix repairs it (``FIXED_CRASH``). The slower run over every 5.x minor is
+``python -m tests.runtime.matrix`` (not collected by pytest).
 """
 
 from __future__ import annotations
