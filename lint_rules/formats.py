@@ -7,7 +7,6 @@ after the last character) and inclusive in GitHub annotations, as each consumer 
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import linecache
 import os
@@ -154,6 +153,8 @@ def _driver(rules: list[dict[str, object]]) -> dict[str, object]:
 
 def _distribution_metadata() -> dict[str, str]:
     """Version and home page of the installed distribution; empty when run from a bare checkout."""
+    import importlib.metadata  # only SARIF needs it: it costs start-up time
+
     try:
         metadata = importlib.metadata.metadata(TOOL_NAME)
     except importlib.metadata.PackageNotFoundError:

@@ -12,7 +12,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 from lint_rules.interrupts import stop_if_interrupted
@@ -29,6 +28,8 @@ def ordered_map(
             stop_if_interrupted()
             yield function(item, *constants)
         return
+    from concurrent.futures import ProcessPoolExecutor  # only for -j > 1: it costs start-up time
+
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=follow_parent, initargs=(os.getpid(),))
     try:
         repeated = [itertools.repeat(constant) for constant in constants]
