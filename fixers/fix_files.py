@@ -16,7 +16,7 @@ from fixers.fixing import applicable_plans, carry_out
 from fixers.guards import FixError
 from fixers.patch import unified_diff
 from lint_rules.checking import check_text, parse_and_check
-from lint_rules.files import ReadError, SourceFile, iter_python_files, may_contain_source, read_source, split_lines
+from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source, split_lines
 from lint_rules.findings import Finding, FixPlan
 from lint_rules.parallel import ordered_map
 from lint_rules.settings import Settings
@@ -63,8 +63,7 @@ def fix_item(item: str | ReadError, settings: Settings, mode: Mode) -> FileOutco
 
 
 def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcome:
-    if not may_contain_source(source.raw, settings.source_methods):
-        return FileOutcome(source.path)
+    """A file `read_source` found and decoded (it mentions a source method)."""
     checked, tree = parse_and_check(source.path, source.text, settings)
     outcome = FileOutcome(
         source.path, checked.findings, error=checked.error, origin_lines=origin_lines(source, checked.findings)

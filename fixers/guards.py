@@ -22,6 +22,7 @@ from typing import cast
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
+from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.module_text import torch_bindings
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, Span
@@ -269,9 +270,7 @@ def torch_import_line(tree: ast.Module) -> int:
         index += 1
     if index:
         return (body[index - 1].end_lineno or 1) + 1
-    first = body[0]
-    decorators: list[ast.expr] = getattr(first, "decorator_list", [])
-    return min([first.lineno, *(decorator.lineno for decorator in decorators)])
+    return first_line_of(body[0])
 
 
 def with_torch_import(text: str, before_line: int) -> str:

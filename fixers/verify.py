@@ -14,6 +14,7 @@ import difflib
 from collections.abc import Sequence
 from typing import Literal
 
+from lint_rules.engine.definitions import first_line_of
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan
 
@@ -143,9 +144,7 @@ def dump_field(value: object) -> str:
 
 def statement_lines(statement: ast.stmt) -> set[int]:
     """The statement's lines, its decorators included."""
-    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
-    first = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
-    return set(range(first, (statement.end_lineno or statement.lineno) + 1))
+    return set(range(first_line_of(statement), (statement.end_lineno or statement.lineno) + 1))
 
 
 def strip_torch_import(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -8,7 +8,7 @@ import dataclasses
 
 from lint_rules.engine import analyze_tree
 from lint_rules.engine.fixplan import SourceText
-from lint_rules.files import ReadError, SourceFile, may_contain_source, read_source
+from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
 from lint_rules.noqa import split_silenced
 from lint_rules.settings import Settings
@@ -30,12 +30,6 @@ def check_path(path: str, settings: Settings) -> CheckedFile:
         return CheckedFile(path)
     if isinstance(source, ReadError):
         return CheckedFile(path, error=source.reason)
-    return check_source(source, settings)
-
-
-def check_source(source: SourceFile, settings: Settings) -> CheckedFile:
-    if not may_contain_source(source.raw, settings.source_methods):
-        return CheckedFile(source.path)
     return check_text(source.path, source.text, settings)
 
 

@@ -14,19 +14,20 @@ import re
 import tokenize
 from collections.abc import Iterable
 
-from lint_rules.engine.definitions import statements_at
+from lint_rules.engine.definitions import first_line_of, statements_at
 from lint_rules.files import split_lines
 from lint_rules.findings import Finding
 
 CODES = r"(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)"
 NOQA = re.compile(r"#\s*noqa(?::[\s]?" + CODES + ")?", re.IGNORECASE)
-FILE_NOQA = re.compile(r"#\s*(?:flake8|ruff)[:=]\s*noqa(?:\s*:\s*" + CODES + ")?", re.IGNORECASE)
+FILE_NOQA = re.compile(r"\s*#\s*(?:flake8|ruff)[:=]\s*noqa(?:\s*:\s*" + CODES + r")?\s*$", re.IGNORECASE)
+"""A comment alone on its line, as flake8 reads it (`match`, not `search`: not inside a string)."""
 EVERY_CODE = frozenset({"*"})
 
 
 def noqa_codes(comment_text: str, pattern: re.Pattern[str] = NOQA) -> frozenset[str] | None:
     """The codes a piece of text silences: EVERY_CODE for a bare `# noqa`, None when it has none."""
-    match = pattern.search(comment_text)
+    match = pattern.search(comment_text) if pattern is NOQA else pattern.match(comment_text)
     if match is None:
         return None
     codes = match.group("codes")
@@ -100,6 +101,6 @@ def may_be_silenced(finding: Finding, tree: ast.Module, lines: list[str]) -> boo
     """A noqa comment lies within the innermost statement (a compound one with its body) that
     holds the finding: a cheap bound on the statement's logical lines."""
     statements = list(statements_at(tree.body, finding.line))
-    first = min([finding.line, *(statement.lineno for statement in statements)])
+    first = min([finding.line, *(first_line_of(statement) for statement in statements)])
     last = max([finding.line, *(statement.end_lineno or statement.lineno for statement in statements)])
     return any("noqa" in line.lower() for line in lines[first - 1 : last])

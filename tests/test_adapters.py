@@ -179,3 +179,22 @@ def test_a_file_level_noqa_silences_the_file_in_the_checker_and_the_fixer(sample
     assert run("-m", "lint_rules", str(sample)).returncode == 0
     fixer = run("-m", "fixers.rewrite", "--check", str(sample))
     assert fixer.returncode == 0 and finding_lines(fixer.stderr) == []
+
+
+def test_a_string_that_mentions_a_file_level_noqa_silences_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(
+        'HELP = """Put `# flake8: noqa` at the top to silence a file."""\n\n\n'
+        "def trim(cache, x):\n    return x[: cache.get_seq_length()]\n"
+    )
+    assert [line.split(":")[1] for line in finding_lines(run("-m", "lint_rules", str(path)).stdout)] == ["5"]
+
+
+def test_a_noqa_on_a_decorator_line_is_honoured(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(
+        'n = cache.get_seq_length()\n\n\n@register(x[:n],\n          name="f")  # noqa: SLG002\ndef f():\n    pass\n'
+    )
+    checker = run("-m", "lint_rules", "--show-silenced", str(path))
+    assert checker.returncode == 0
+    assert [line.endswith("(silenced by noqa)") for line in finding_lines(checker.stdout)] == [True]

@@ -716,3 +716,130 @@ def test_a_method_of_a_class_that_forward_builds_does_not_run_in_forward() -> No
         """
     )
     assert finding.compiled_region == ""
+
+
+def test_compiled_reach_does_not_depend_on_the_order_of_a_call_cycle() -> None:
+    """`b` is called from `a`, which `forward` calls; `b` also calls `a` back (a cycle)."""
+    found = findings(
+        """
+        def a(cache, x):
+            n = cache.get_seq_length()
+            b(cache, x)
+            return x[:n]
+
+        def b(cache, x):
+            if x is None:
+                return a(cache, x)
+            m = cache.get_seq_length()
+            return x[:m]
+
+        class M(nn.Module):
+            def forward(self, cache, x):
+                return a(cache, x)
+        """
+    )
+    assert [(f.function, f.fix.safety) for f in found] == [("a", FixSafety.UNSAFE), ("b", FixSafety.UNSAFE)]
+    assert found[1].compiled_region == "called from a (line 3), which is called from M.forward (line 14)"
+
+
+def test_a_call_chain_deeper_than_the_limit_is_taken_as_compiled() -> None:
+    chain = "\n".join(f"def f{i}(cache, x):\n    return f{i + 1}(cache, x)\n" for i in range(14))
+    code = f"{chain}\ndef f14(cache, x):\n    return x[: cache.get_seq_length()]\n\n"
+    code += "class M(nn.Module):\n    def forward(self, cache, x):\n        return f0(cache, x)\n"
+    [finding] = analyze_source(code, "example.py")
+    assert finding.fix.safety is FixSafety.UNSAFE
+    assert "taken as compiled" in finding.compiled_region
+
+
+def test_parameter_summaries_do_not_depend_on_the_order_of_a_call_cycle() -> None:
+    """`g` and `h` call each other; both callers pass a length that `g` slices with."""
+    found = codes(
+        """
+        def caller1(cache, x):
+            n = cache.get_seq_length()
+            return g(x, n)
+
+        def caller2(cache, x):
+            n = cache.get_seq_length()
+            return h(x, n)
+
+        def g(x, n):
+            if x is None:
+                return h(x, n)
+            return x[:n]
+
+        def h(x, n):
+            return g(x, n)
+        """
+    )
+    assert found == [(3, "SLG002"), (7, "SLG002")]
+
+
+def test_a_self_recursive_function_gets_its_summary() -> None:
+    assert codes(
+        """
+        def trim(x, n, depth):
+            if depth:
+                return trim(x, n, depth - 1)
+            return x[:n]
+
+        def run(cache, x):
+            return trim(x, cache.get_seq_length(), 3)
+        """
+    ) == [(7, "SLG002")]
+
+
+def test_rebinding_a_name_forgets_what_its_attributes_held() -> None:
+    assert codes(
+        """
+        from transformers import DynamicCache
+
+        def f(a, b, x):
+            a.cache = DynamicCache()
+            a = b
+            n = a.cache.get_seq_length()
+            return x[:n]
+        """
+    ) == [(7, "SLG002")]
+
+
+def test_finally_is_walked_when_every_path_exits() -> None:
+    assert codes(
+        """
+        def f(cache, x):
+            try:
+                return x
+            finally:
+                n = cache.get_seq_length()
+                print(x[:n])
+        """
+    ) == [(6, "SLG002")]
+
+
+def test_taint_reaches_the_start_of_a_loop_through_a_chain_of_bindings() -> None:
+    assert codes(
+        """
+        def f(cache, xs, a, b):
+            for x in xs:
+                print(x[:a])
+                a = b
+                b = cache.get_seq_length()
+        """
+    ) == [(3, "SLG002")]
+
+
+def test_a_function_dynamo_is_told_to_skip_runs_eagerly_even_when_forward_calls_it() -> None:
+    [finding] = findings(
+        """
+        class Model(nn.Module):
+            @torch.compiler.disable
+            def positions(self, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            def forward(self, cache, x):
+                return self.positions(cache, x)
+        """
+    )
+    assert finding.compiled_region == ""
+    assert finding.fix.safety is FixSafety.SAFE

@@ -1,8 +1,9 @@
 """The detection engine: follows each `get_seq_length()` result through a module and reports where
 it is used as a Python int.
 
-Every adapter calls `analyze_source` (or `analyze_tree` when it already has the tree): the flake8
-plugin, the standalone checker and the fixer. One file at a time, from its one `ast` tree:
+Every adapter calls `analyze_tree` with the tree it parsed (flake8 hands the plugin its own): the
+flake8 plugin, the standalone checker and the fixer; `analyze_source` parses first. One file at a
+time, from its one `ast` tree:
 
 - `module_facts`: what the whole module tells (definitions, call graph and compiled reach, class
   facts, summaries), built once;

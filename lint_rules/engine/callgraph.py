@@ -19,7 +19,7 @@ import ast
 from collections.abc import Iterator
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of
+from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
 from lint_rules.engine.definitions import Definition, DefinitionIndex, simple_statements, statements_at
 from lint_rules.engine.module_text import lines_mentioning
 
@@ -140,18 +140,53 @@ class CallGraph:
 
     def compiled_region(self, definition: Definition) -> str:
         """Why the function runs compiled ("" when it runs on the host), naming the path to the region."""
-        return self._region(definition, depth=0)
+        region, _ = self._region(definition, depth=0, visiting=set())
+        return region
 
-    def _region(self, definition: Definition, depth: int) -> str:
+    def _region(self, definition: Definition, depth: int, visiting: set[int]) -> tuple[str, bool]:
+        """(region, complete): not complete when the search met a call cycle still being followed or
+        the depth limit; only complete answers are kept, so the answer does not depend on the order
+        in which functions are asked about."""
         key = id(definition.node)
         if key in self._regions:
-            return self._regions[key]
-        self._regions[key] = ""  # a call cycle reaches nothing new
-        region = self.own_region(definition) or self.enclosing_region(definition, depth)
-        if not region and depth < MAX_CALL_DEPTH:
-            region = self.caller_region(definition, depth)
-        self._regions[key] = region
-        return region
+            return self._regions[key], True
+        if key in visiting:
+            return "", False
+        if depth >= MAX_CALL_DEPTH:
+            return f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled", False
+        visiting.add(key)
+        try:
+            region, complete = self.find_region(definition, depth, visiting)
+        finally:
+            visiting.discard(key)
+        if complete:
+            self._regions[key] = region
+        return region, complete
+
+    def find_region(self, definition: Definition, depth: int, visiting: set[int]) -> tuple[str, bool]:
+        own = self.own_region(definition)
+        if own:
+            return own, True
+        node = definition.node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_never_compiled(node, self.torch_aliases):
+            return "", True
+        parent = definition.parent
+        if parent is not None and parent.is_function:
+            # a def nested in a compiled function runs there; a method of a class that a compiled
+            # function builds does not (it runs wherever the instances are used)
+            region, complete = self._region(parent, depth + 1, visiting)
+            if region:
+                return region, complete
+            if not complete:
+                return "", False
+        complete = True
+        for caller, line in self.callers(definition):
+            region, caller_complete = self._region(caller, depth + 1, visiting)
+            complete = complete and caller_complete
+            if region:
+                via = f", which is {region}" if region.startswith(("called from", "more than")) else ""
+                return f"called from {caller.qualname} (line {line}){via}", caller_complete
+        return "", complete
 
     def own_region(self, definition: Definition) -> str:
         if not definition.is_function:
@@ -167,21 +202,6 @@ class CallGraph:
                 return region
         if definition.name in self.names_compiled_in_module():
             return f"`{definition.name}` is compiled or installed as a `forward` in this module"
-        return ""
-
-    def enclosing_region(self, definition: Definition, depth: int) -> str:
-        """A `def` nested in a compiled function runs there; a method of a class that a compiled
-        function builds does not (it runs wherever the instances are used)."""
-        parent = definition.parent
-        return self._region(parent, depth + 1) if parent is not None and parent.is_function else ""
-
-    def caller_region(self, definition: Definition, depth: int) -> str:
-        for caller, line in self.callers(definition):
-            region = self._region(caller, depth + 1)
-            if region:
-                via = region if region.startswith("called from") else ""
-                where = f"called from {caller.qualname} (line {line})"
-                return f"{where}, which is {via}" if via else where
         return ""
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:

@@ -166,7 +166,7 @@ class ClassFacts:
         file = module_file(module, root)
         if file is None:
             return None
-        key = (file, self.source_methods)
+        key = (file, self.source_methods, self.depth + 1)
         if key not in _OTHER_MODULES:
             tree = parsed_module(file)
             facts = ClassFacts(tree, self.source_methods, str(file), module, root, self.depth + 1) if tree else None
@@ -199,8 +199,9 @@ def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
     return {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
 
 
-_OTHER_MODULES: dict[tuple[Path, frozenset[str]], ClassFacts | None] = {}
-"""Facts of the sibling modules read so far in this process."""
+_OTHER_MODULES: dict[tuple[Path, frozenset[str], int], ClassFacts | None] = {}
+"""Facts of the sibling modules read so far in this process, by the depth they were reached at
+(which bounds how far their own imports are followed)."""
 
 
 def is_transformers_module(module: str) -> bool:

@@ -46,6 +46,17 @@ def is_replacement_forward(function: ast.FunctionDef | ast.AsyncFunctionDef) -> 
     return named_as_forward and bool(arguments) and arguments[0].arg == "self"
 
 
+def is_never_compiled(function: ast.FunctionDef | ast.AsyncFunctionDef, torch_aliases: frozenset[str]) -> bool:
+    """`@torch.compiler.disable`, `@torch._dynamo.disable`, `@torch.jit.ignore`/`unused`: Dynamo runs
+    the function eagerly even when a compiled region calls it."""
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        module, _, rest = dotted_name(target).partition(".")
+        if module in torch_aliases and rest in NOT_COMPILING_DECORATORS:
+            return True
+    return False
+
+
 def cache_protocol_region(function: ast.FunctionDef | ast.AsyncFunctionDef, lineage: list[ast.ClassDef]) -> str:
     """A cache method that attention and mask code call from a model's `forward` (`update`,
     `get_mask_sizes`, ...), in a class that is, or derives from, a transformers cache class."""

@@ -40,7 +40,7 @@ class Definition:
 
     @property
     def first_line(self) -> int:
-        return min([self.node.lineno, *(decorator.lineno for decorator in self.node.decorator_list)])
+        return first_line_of(self.node)
 
     @property
     def last_line(self) -> int:
@@ -140,7 +140,7 @@ def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
     """The innermost statements of `body` (looking into compound statements) that span `line`."""
     for statement in body:
-        if not statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+        if not first_line_of(statement) <= line <= (statement.end_lineno or statement.lineno):
             continue
         inner = [
             child
@@ -162,3 +162,9 @@ def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             yield from simple_statements(getattr(statement, field, None) or [])
         for handler in getattr(statement, "handlers", None) or []:
             yield from simple_statements(handler.body)
+
+
+def first_line_of(statement: ast.stmt) -> int:
+    """A `def` or `class` starts at its first decorator."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
+    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])

@@ -11,6 +11,7 @@ import dataclasses
 import functools
 from collections.abc import Iterator
 
+from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.expressions import dotted_name
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
@@ -92,8 +93,7 @@ def plan_fix(
 def scope_lines(owner: ast.AST) -> tuple[int, int]:
     if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return (0, 0)
-    first = min([owner.lineno, *(decorator.lineno for decorator in owner.decorator_list)])
-    return (first, owner.end_lineno or owner.lineno)
+    return (first_line_of(owner), owner.end_lineno or owner.lineno)
 
 
 def parent_map(statement: ast.stmt) -> dict[int, ast.AST]:

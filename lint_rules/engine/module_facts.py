@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
-from lint_rules.engine.definitions import Definition, DefinitionIndex
+from lint_rules.engine.definitions import Definition, DefinitionIndex, first_line_of
 from lint_rules.engine.fixplan import SourceText
 from lint_rules.engine.module_text import lines_mentioning, torch_aliases
 from lint_rules.engine.scopes import Scope, class_attribute_kinds, function_scope
@@ -47,8 +47,8 @@ class ModuleFacts:
         """Whether the statement, run in its own scope, evaluates a line that mentions a source: for a
         `def` or `class` only its header counts (decorators, defaults, bases), not its body."""
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            first = min([statement.lineno, *(decorator.lineno for decorator in statement.decorator_list)])
-            return self.mentions_between(first, max(statement.lineno, statement.body[0].lineno - 1))
+            header_end = max(statement.lineno, statement.body[0].lineno - 1)
+            return self.mentions_between(first_line_of(statement), header_end)
         return self.mentions(statement)
 
     def add_mentions(self, names: Iterable[str]) -> None:

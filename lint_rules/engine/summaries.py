@@ -26,6 +26,7 @@ from lint_rules.engine.walker import FunctionWalker
 
 MAX_DEPTH = 8
 DISCOVERY_ROUNDS = 4
+SELF_RECURSION_PASSES = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +36,11 @@ class Summary:
     parameter_uses: dict[str, Use] = dataclasses.field(default_factory=dict)
     parameters_returned: frozenset[str] = frozenset()
     returns_source: bool = False
+
+    @property
+    def signature(self) -> tuple[frozenset[str], frozenset[str], bool]:
+        """What callers see of the summary."""
+        return frozenset(self.parameter_uses), self.parameters_returned, self.returns_source
 
 
 EMPTY = Summary()
@@ -46,23 +52,52 @@ class Summaries:
         self.source_functions = source_functions
         """Names of the module's functions known to return a source's value."""
         self._done: dict[tuple[int, bool], Summary] = {}
-        self._depth = 0
+        self._provisional: dict[tuple[int, bool], Summary] = {}
+        """The last summary of a self-recursive function still being settled."""
+        self._active: list[tuple[tuple[int, bool], set[tuple[int, bool] | None]]] = []
+        """The summaries being computed, outermost first, each with the unfinished ones it read
+        (None: the depth limit cut it short)."""
 
     def of(self, definition: Definition, seeded: bool = False) -> Summary:
         """The function's summary; `seeded`: with its parameters as origins (for `parameter_uses` and
-        `parameters_returned`), else with its own sources only (for its findings and `returns_source`)."""
+        `parameters_returned`), else with its own sources only (for its findings and `returns_source`).
+
+        A summary that read an unfinished one (a call cycle) or was cut by the depth limit is not
+        kept, so no answer depends on the order in which functions are asked about; a function
+        that only calls itself is walked again with its first summary until the summary settles.
+        """
         key = (id(definition.node), seeded)
         if key in self._done:
             return self._done[key]
-        if self._depth >= MAX_DEPTH:
-            return EMPTY
-        self._done[key] = EMPTY  # a recursive call sees an empty summary
-        self._depth += 1
-        try:
-            self._done[key] = summarize(self.module.function_scope(definition), self.module, seeded)
-        finally:
-            self._depth -= 1
-        return self._done[key]
+        if any(active == key for active, _ in self._active) or len(self._active) >= MAX_DEPTH:
+            for _, reads in self._active:
+                reads.add(key if len(self._active) < MAX_DEPTH else None)
+            return self.provisional(key)
+        return self.compute(definition, key, seeded)
+
+    def compute(self, definition: Definition, key: tuple[int, bool], seeded: bool) -> Summary:
+        scope = self.module.function_scope(definition)
+        for _ in range(SELF_RECURSION_PASSES):
+            reads: set[tuple[int, bool] | None] = set()
+            self._active.append((key, reads))
+            try:
+                summary = summarize(scope, self.module, seeded)
+            finally:
+                self._active.pop()
+            if reads != {key}:
+                break
+            previous = self._provisional.get(key)
+            settled = previous is not None and previous.signature == summary.signature
+            self._provisional[key] = summary
+            if settled:
+                break
+        self._provisional.pop(key, None)
+        if reads <= {key}:
+            self._done[key] = summary
+        return summary
+
+    def provisional(self, key: tuple[int, bool]) -> Summary:
+        return self._provisional.get(key, EMPTY)
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
         found = self.module.calls.callees(call, caller.definition, with_overrides=False)

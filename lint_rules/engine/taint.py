@@ -141,6 +141,9 @@ class State:
             self.taint.pop(key, None)
         for stale in [name for name in self.taint if name.startswith(key + ".")]:
             del self.taint[stale]
+        for stale in [name for name in self.kinds if name.startswith(key + ".")]:
+            del self.kinds[stale]
+            self.rebound.add(stale)
         if key in self.entry_names or key.startswith("self."):
             self.rebound.add(key)
         if kind:

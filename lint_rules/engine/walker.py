@@ -1,7 +1,7 @@
 """The forward, flow-sensitive walk over one scope's statements.
 
 Taint flows through assignments; branches are merged by union; loop bodies are walked until their
-entry state stops changing (at most twice); `if`/`assert`/early `return` narrow the state.
+entry state stops changing (at most `LOOP_PASSES` times); `if`/`assert`/early `return` narrow the state.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine.narrowing import narrow, narrowed_key
 from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
+
+LOOP_PASSES = 4
+"""A loop body is walked until its entry state stops changing, at most this often."""
 
 
 class FunctionWalker(ValueWalker):
@@ -137,7 +140,7 @@ class FunctionWalker(ValueWalker):
     def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
         entry = state
         exit_state: State | None = state
-        for _ in range(2):
+        for _ in range(LOOP_PASSES):
             self.statement = self.uses.statement = node
             loop_state = entry.copy()
             if isinstance(node, ast.While):
@@ -166,7 +169,8 @@ class FunctionWalker(ValueWalker):
         after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
         merged = State.merge([after_else, *handlers])
         if node.finalbody:
-            return self.walk_block(node.finalbody, merged or handler_entry.copy()) if merged else None
+            after_finally = self.walk_block(node.finalbody, merged or handler_entry.copy())
+            return after_finally if merged else None  # `finally` runs even when every path exits
         return merged
 
     def walk_match(self, node: ast.Match, state: State) -> State | None:
