@@ -16,6 +16,7 @@ doubt, a fix is unsafe.
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Iterator
 
 from lint_rules.engine import expressions as ex
@@ -139,54 +140,68 @@ class CallGraph:
     # ----- compiled reach ---------------------------------------------------------------------
 
     def compiled_region(self, definition: Definition) -> str:
-        """Why the function runs compiled ("" when it runs on the host), naming the path to the region."""
-        region, _ = self._region(definition, depth=0, visiting=set())
-        return region
+        """Why the function runs compiled ("" when it runs on the host), naming the path to the region.
 
-    def _region(self, definition: Definition, depth: int, visiting: set[int]) -> tuple[str, bool]:
-        """(region, complete): not complete when the search met a call cycle still being followed or
-        the depth limit; only complete answers are kept, so the answer does not depend on the order
-        in which functions are asked about."""
-        key = id(definition.node)
-        if key in self._regions:
-            return self._regions[key], True
-        if key in visiting:
-            return "", False
-        if depth >= MAX_CALL_DEPTH:
-            return f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled", False
-        visiting.add(key)
-        try:
-            region, complete = self.find_region(definition, depth, visiting)
-        finally:
-            visiting.discard(key)
-        if complete:
-            self._regions[key] = region
-        return region, complete
+        A breadth-first search up the callers (and out of an enclosing function, for a nested
+        `def`) for the nearest compiled region; a function Dynamo is told to skip ends its branch.
+        When none is found and the search was complete, every function it visited runs on the host
+        too; a search cut by the depth limit takes the function as compiled.
+        """
+        if id(definition.node) in self._regions:
+            return self._regions[id(definition.node)]
+        reached: dict[int, tuple[Definition, int]] = {id(definition.node): (definition, 0)}
+        """Each visited function -> the function it was reached from (its callee) and the line."""
+        queue = collections.deque([(definition, 0)])
+        cut = False
+        while queue:
+            current, depth = queue.popleft()
+            known = self._regions.get(id(current.node))
+            region = self.own_region(current) if known is None else known
+            if region:
+                return self.remember_path(definition, current, region, reached)
+            if known is not None or self.is_never_compiled(current):
+                continue  # runs on the host: what calls it does not matter
+            if depth >= MAX_CALL_DEPTH:
+                cut = True
+                continue
+            for caller, line in self.callers_and_enclosing(current):
+                if id(caller.node) not in reached:
+                    reached[id(caller.node)] = (current, line)
+                    queue.append((caller, depth + 1))
+        if cut:
+            region = f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled"
+            self._regions[id(definition.node)] = region
+            return region
+        for key in reached:
+            self._regions[key] = ""
+        return ""
 
-    def find_region(self, definition: Definition, depth: int, visiting: set[int]) -> tuple[str, bool]:
-        own = self.own_region(definition)
-        if own:
-            return own, True
-        node = definition.node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_never_compiled(node, self.torch_aliases):
-            return "", True
+    def remember_path(
+        self, start: Definition, found: Definition, region: str, reached: dict[int, tuple[Definition, int]]
+    ) -> str:
+        """The region of each function on the path from `found` down to `start`, kept and returned for `start`."""
+        self._regions.setdefault(id(found.node), region)
+        current = found
+        while current is not start:
+            callee, line = reached[id(current.node)]
+            if line:  # reached as a caller, not as the enclosing function of a nested def
+                where = f"called from {current.qualname} (line {line})"
+                region = f"{where}, which is {region}" if region.startswith(("called from", "more than")) else where
+            self._regions.setdefault(id(callee.node), region)
+            current = callee
+        return self._regions[id(start.node)]
+
+    def callers_and_enclosing(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
+        """The callers with the line of the call; the enclosing function of a nested `def` with line 0
+        (a method of a class that a function builds is not run by that function)."""
         parent = definition.parent
         if parent is not None and parent.is_function:
-            # a def nested in a compiled function runs there; a method of a class that a compiled
-            # function builds does not (it runs wherever the instances are used)
-            region, complete = self._region(parent, depth + 1, visiting)
-            if region:
-                return region, complete
-            if not complete:
-                return "", False
-        complete = True
-        for caller, line in self.callers(definition):
-            region, caller_complete = self._region(caller, depth + 1, visiting)
-            complete = complete and caller_complete
-            if region:
-                via = f", which is {region}" if region.startswith(("called from", "more than")) else ""
-                return f"called from {caller.qualname} (line {line}){via}", caller_complete
-        return "", complete
+            yield parent, 0
+        yield from self.callers(definition)
+
+    def is_never_compiled(self, definition: Definition) -> bool:
+        node = definition.node
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_never_compiled(node, self.torch_aliases)
 
     def own_region(self, definition: Definition) -> str:
         if not definition.is_function:
