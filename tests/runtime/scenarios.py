@@ -259,6 +259,14 @@ def output_cache(out):
     return getattr(out, "cache", None) if hasattr(out, "cache") else out.past_key_values
 
 
+def generate_from(model, recorder: Recorder, ids, **kwargs) -> dict:
+    """`generate()` on a prompt with its full attention mask, keeping only the new tokens."""
+    call, _ = generate(
+        model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids), **kwargs
+    )
+    return call
+
+
 def generate(model, recorder: Recorder, new_token_offset: int | None = None, **kwargs) -> dict:
     kwargs.setdefault("max_new_tokens", MAX_NEW_TOKENS)
     kwargs.setdefault("min_new_tokens", MAX_NEW_TOKENS)
@@ -317,23 +325,14 @@ def scenario_report(model, recorder):
     generate() calls with no dynamo reset in between (the cache is reused and reset)."""
     model.generation_config.cache_implementation = "static"
     for ids in prompts(3):
-        call, _ = generate(model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids))
-        yield call
+        yield generate_from(model, recorder, ids)
 
 
 def scenario_chunked_prefill(model, recorder):
     """Chunked prefill (prefill_chunk_size) with a static cache, twice."""
     model.generation_config.cache_implementation = "static"
     for ids in prompts(2, length=12):
-        call, _ = generate(
-            model,
-            recorder,
-            new_tokens_offset(ids),
-            input_ids=ids,
-            attention_mask=torch.ones_like(ids),
-            prefill_chunk_size=4,
-        )
-        yield call
+        yield generate_from(model, recorder, ids, prefill_chunk_size=4)
 
 
 def scenario_continue_cache(model, recorder):
@@ -376,10 +375,7 @@ def scenario_beam_search(model, recorder):
     step reorders the cache (``Cache.reorder_cache`` -> each layer's ``reorder_cache``)."""
     model.generation_config.cache_implementation = "static"
     for ids in prompts(2):
-        call, _ = generate(
-            model, recorder, new_tokens_offset(ids), input_ids=ids, attention_mask=torch.ones_like(ids), num_beams=2
-        )
-        yield call
+        yield generate_from(model, recorder, ids, num_beams=2)
 
 
 def scenario_assisted(model, recorder, assistant_cache: str | None = None):
@@ -392,15 +388,7 @@ def scenario_assisted(model, recorder, assistant_cache: str | None = None):
     if assistant_cache is not None:
         assistant.generation_config.cache_implementation = assistant_cache
     for ids in prompts(2):
-        call, _ = generate(
-            model,
-            recorder,
-            new_tokens_offset(ids),
-            input_ids=ids,
-            attention_mask=torch.ones_like(ids),
-            assistant_model=assistant,
-        )
-        yield call
+        yield generate_from(model, recorder, ids, assistant_model=assistant)
 
 
 def scenario_assisted_static_assistant(model, recorder):
