@@ -6,8 +6,9 @@ It inserts, right after the statement that binds a `get_seq_length()` result,
         past_length = int(past_length.item())
 
 or hoists an inline call into a fresh guarded local just before its statement, and adds
-`import torch` where the module has no name for torch. The result still has to pass the safety
-net (`fixers.fixing.carry_out`).
+`import torch` where the module has no name for torch for a guard; it rewrites a `torch.arange`
+call to keep the length on the device (`fixers.device_rewrites`). The result still has to pass
+the safety net (`fixers.fixing.carry_out`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import cast
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
+from fixers.device_rewrites import rewritten_arange
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.module_text import torch_bindings
 from lint_rules.files import split_lines
@@ -48,7 +50,9 @@ def apply_plans(text: str, plans: Sequence[FixPlan], tree: ast.Module) -> str:
         rewritten = rewrite_segment(segment, first, group, torch_name or "torch", unit, line_ending(text))
         lines[first - 1 : last] = split_lines(rewritten, keepends=True)
     new_text = "".join(lines)
-    return new_text if torch_name else with_torch_import(new_text, torch_import_line(tree))
+    if torch_name or all(plan.kind is FixKind.DEVICE_REWRITE for plan in plans):
+        return new_text
+    return with_torch_import(new_text, torch_import_line(tree))
 
 
 def segments(plans: Sequence[FixPlan]) -> list[tuple[tuple[int, int], list[FixPlan]]]:
@@ -134,6 +138,7 @@ class GuardInserter(cst.CSTTransformer):
         self.hoists_before: dict[Position, list[FixPlan]] = {}
         self.hoists_by_call: dict[tuple[int, int, int, int], FixPlan] = {}
         self.hoisted_calls: dict[FixPlan, cst.BaseExpression] = {}
+        self.rewrites_by_call: dict[tuple[int, int, int, int], FixPlan] = {}
         self.placed: set[FixPlan] = set()
         self.plans = list(plans)
         for plan in plans:
@@ -145,13 +150,21 @@ class GuardInserter(cst.CSTTransformer):
                 self.hoists_before.setdefault(anchor, []).append(plan)
                 call = plan.call
                 self.hoists_by_call[(call.line, call.col, call.end_line, call.end_col)] = plan
+            elif plan.kind is FixKind.DEVICE_REWRITE:
+                call = plan.call
+                self.rewrites_by_call[(call.line, call.col, call.end_line, call.end_col)] = plan
 
     def unplaced(self) -> list[FixPlan]:
         return [plan for plan in self.plans if plan not in self.placed]
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         where = self.position(original_node)
-        plan = self.hoists_by_call.get((where.start.line, where.start.column, where.end.line, where.end.column))
+        key = (where.start.line, where.start.column, where.end.line, where.end.column)
+        rewrite = self.rewrites_by_call.get(key)
+        if rewrite is not None and rewrite.rewrite is not None:
+            self.placed.add(rewrite)
+            return rewritten_arange(updated_node, rewrite.rewrite)
+        plan = self.hoists_by_call.get(key)
         if plan is None:
             return updated_node
         self.hoisted_calls[plan] = updated_node.with_changes(lpar=[], rpar=[])

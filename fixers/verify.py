@@ -4,17 +4,22 @@
 - its `ast` equals the original's once the inserted guards, hoisted assignments and the added
   `import torch` are taken out (and each hoisted name put back as its call);
 - every original line is still there, byte for byte and in order, except the lines of a statement
-  whose call was hoisted.
+  whose call was hoisted and those of a `torch.arange` call rewritten on the device;
+- a rewritten call is exactly the sum the plan describes: the original's `ast` with each planned
+  call replaced by `lint_rules.engine.deviceplan.rewritten_call` equals the result's.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
+import functools
 from collections.abc import Sequence
 from typing import Literal
 
 from lint_rules.engine.definitions import first_line_of
+from lint_rules.engine.deviceplan import rewritten_call
+from lint_rules.engine.fixplan import SourceText
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan
 
@@ -32,8 +37,14 @@ def rewrite_problem(
         if plan.kind is FixKind.HOIST
         for line in range(plan.statement.line, plan.statement.end_line + 1)
     }
+    rewritten_lines = {
+        line
+        for plan in plans
+        if plan.kind is FixKind.DEVICE_REWRITE
+        for line in range(plan.call.line, plan.call.end_line + 1)
+    }
     opcodes = line_opcodes(old_text, new_text)
-    problem = changed_original_lines(opcodes, hoisted_lines)
+    problem = changed_original_lines(opcodes, hoisted_lines | rewritten_lines)
     if problem:
         return problem
     hoisted = {plan.hoisted_name for plan in plans if plan.kind is FixKind.HOIST}
@@ -41,8 +52,15 @@ def rewrite_problem(
     touched = {
         line + 1 for operation, _, _, start, end in opcodes if operation != "equal" for line in range(start, end)
     }
+    rewrites = [plan for plan in plans if plan.kind is FixKind.DEVICE_REWRITE]
+    if rewrites:
+        expected = ExpectRewrites(SourceText(old_text), rewrites)
+        old_tree = expected.visit(old_tree)
+        if expected.missing():
+            return f"the rewritten call on line {expected.missing()[0].call.line} is not where the plan put it"
     if not same_code(old_tree, new_tree, touched, guarded, hoisted):
-        return "the rewrite changes the code beyond the inserted guards"
+        beyond = "the inserted guards and the planned device rewrites" if rewrites else "the inserted guards"
+        return f"the rewrite changes the code beyond {beyond}"
     return ""
 
 
@@ -182,6 +200,30 @@ class StripInsertions(ast.NodeTransformer):
                 pending = {}
             kept.append(statement)
         return kept or statements
+
+
+class ExpectRewrites(ast.NodeTransformer):
+    """The original tree with each planned `torch.arange` call replaced by what the plan says it becomes."""
+
+    def __init__(self, source: SourceText, plans: Sequence[FixPlan]) -> None:
+        self.source = source
+        self.by_span = {plan.call: plan for plan in plans}
+        self.done: set[FixPlan] = set()
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        plan = self.by_span.get(self.source.span(node)) if node.lineno in self.lines else None
+        if plan is None or plan.rewrite is None:
+            return node
+        self.done.add(plan)
+        return rewritten_call(node, plan.rewrite)
+
+    @functools.cached_property
+    def lines(self) -> set[int]:
+        return {span.line for span in self.by_span}
+
+    def missing(self) -> list[FixPlan]:
+        return [plan for plan in self.by_span.values() if plan not in self.done]
 
 
 class PutBack(ast.NodeTransformer):

@@ -21,6 +21,11 @@ class FixKind(str, enum.Enum):
     HOIST = "hoist"
     """Move the call into a fresh local, guarded, right before the statement."""
 
+    DEVICE_REWRITE = "device-rewrite"
+    """Rewrite the use so that the length stays on the device: `torch.arange(a, a + n, ...)` becomes
+    `torch.arange(n, ...) + a`. Identical values for an int, a 0-dim and a shape-(1,) length, and no
+    graph break, so it is safe in compiled regions and on the host alike."""
+
     NONE = "none"
 
 
@@ -35,6 +40,20 @@ class Span:
 
 
 @dataclasses.dataclass(frozen=True)
+class DeviceRewrite:
+    """How a `torch.arange(start, end, ...)` call becomes `torch.arange(span, ...) + start`."""
+
+    span_at: str
+    """Where the int span is in the call: "end-right" (`arange(a, a + n)`), "end-left"
+    (`arange(a, n + a)`) or "start-right" (`arange(b - n, b)`)."""
+    device: str = ""
+    """The device expression to add as `device=` ("" when the call has one): the device the value is
+    moved to right after, as `.to(x.device)`."""
+    parenthesize: bool = False
+    """The sum needs parentheses where the call sits (`(torch.arange(n) + a).unsqueeze(0)`)."""
+
+
+@dataclasses.dataclass(frozen=True)
 class FixPlan:
     """How to neutralise one `get_seq_length()` call; shared by every finding it causes."""
 
@@ -46,11 +65,14 @@ class FixPlan:
     targets: tuple[str, ...] = ()
     """Source text of the bound targets to guard, e.g. ("past_length",) or ("self.past",)."""
     hoisted_name: str = ""
-    reason: str = ""
-    """Why there is no automatic fix, or why it is unsafe."""
+    reason: str = dataclasses.field(default="", compare=False)
+    """Why there is no automatic fix, or why it is unsafe (and, for a use that is not rewritten on the
+    device, why not). Not part of the plan's identity: findings that differ only in it share one edit."""
     scope_lines: tuple[int, int] = (0, 0)
     """First and last line of the enclosing `def` or `class` (decorators included); (0, 0) at module level.
     The fixer rewrites only these lines."""
+    rewrite: DeviceRewrite | None = None
+    """For DEVICE_REWRITE: how the call at `call` is rewritten (`statement` is the statement holding it)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator, Sequence
 
+from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import SourceText
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import mentions_any
@@ -72,6 +73,6 @@ def to_finding(use: Use, origin: Origin, source: SourceText, path: str) -> Findi
         origin=source.span(origin.call),
         source_method=origin.method,
         compiled_region=region,
-        fix=origin.fix_plan(source),
+        fix=plan_for_use(UseSite(use.node, use.rule.code, use.scope.body_owner, source), origin.fix_plan(source)),
         function=use.scope.name,
     )
