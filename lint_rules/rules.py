@@ -36,6 +36,8 @@ class Rule:
     """Each invalid example marks the reported lines with a trailing `# error` comment."""
     uses: tuple[tuple[str, str], ...] = ()
     """(use, message template): how the rule describes each kind of harmful use it reports."""
+    device_fix: str = ""
+    """The device-preserving rewrite the fixer applies to some of the rule's uses ("" if none)."""
 
     def detail(self, use: str, **fields: object) -> str:
         """What the use is, e.g. "slice bound `-n`"; `passed` is shared: a call into a function that has the use."""
@@ -61,6 +63,21 @@ FIX_SAFETY_COMMON = (
     "keep the arithmetic on tensors or gate it with `torch.compiler.is_compiling()` instead. A value that is "
     "returned from its function is unsafe to guard there too: every caller, compiled ones included, would get "
     "the synced int (transformers' `Cache.get_query_offset` is called from inside model forwards)."
+)
+
+
+DEVICE_FIX_ARANGE = "`torch.arange(a, a + n, ...)` rewritten as `torch.arange(n, ...) + a`"
+FIX_SAFETY_SIZE = FIX_SAFETY_COMMON + (
+    " Where the guard would be unsafe, the bounds of `torch.arange(a, a + n, ...)` (also `n + a`, or "
+    "`torch.arange(b - n, b, ...)`) are rewritten instead as `torch.arange(n, ...) + a`, keeping `dtype`, "
+    "`device` and every other argument: the compile-friendly form upstream transformers uses, identical for "
+    "an int, a 0-dim and a shape-(1,) length and free of graph breaks (measured under Inductor), so this "
+    "rewrite is safe in compiled regions and on the host and applied by default. A call without `device=` "
+    "is rewritten only when its value is moved to a device by the next statement "
+    "(`v = v.view(...).to(x.device)`): the arange is then created on that device. Declined, with the reason "
+    "in the finding: a single bound (a size), a step, bounds by keyword, a dtype other than int64, a span "
+    "that is not a term of the end bound, bounds with calls. Slices, `narrow`, `index_select` and sizes have "
+    "no form identical for every value and keep the guard."
 )
 
 
@@ -346,7 +363,8 @@ SLG003 = _register(
                 past_length = int(past_length.item())
             position_ids = torch.arange(seq_length + past_length)
         """,
-        fix_safety=FIX_SAFETY_COMMON,
+        fix_safety=FIX_SAFETY_SIZE,
+        device_fix=DEVICE_FIX_ARANGE,
         invalid=(
             Example("""
                 def positions(cache, inputs):
@@ -563,8 +581,10 @@ def rule_table() -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for rule in RULES.values():
-        rows.append(
-            f"| {rule.code} | `{rule.name}` | {rule.summary} | int guard after the binding (or the call hoisted "
-            "into a guarded local) | safe in host code; unsafe in a compiled region |"
-        )
+        fix = "int guard after the binding (or the call hoisted into a guarded local)"
+        safety = "safe in host code; unsafe in a compiled region"
+        if rule.device_fix:
+            fix += f"; where that is unsafe, {rule.device_fix}"
+            safety = "guard safe in host code, unsafe in a compiled region; rewrite safe in both"
+        rows.append(f"| {rule.code} | `{rule.name}` | {rule.summary} | {fix} | {safety} |")
     return "\n".join(rows) + "\n"
