@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from fixers.fixing import applicable_plans, carry_out
 from fixers.guards import FixError
 from fixers.patch import unified_diff
-from lint_rules.checking import check_text, parse_and_check
+from lint_rules.checking import check_text, internal_error, parse_and_check
 from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source, split_lines
 from lint_rules.findings import Finding, FixPlan
 from lint_rules.parallel import ordered_map
@@ -73,8 +73,9 @@ def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcom
         return outcome
     try:
         new_text = carry_out(source.text, plans, source.path, settings, tree)
-    except FixError as error:
-        return dataclasses.replace(outcome, error=f"{error}; file left untouched")
+    except Exception as error:  # a refused rewrite, or an internal error: this file's problem alone
+        reason = str(error) if isinstance(error, FixError) else internal_error(error)
+        return dataclasses.replace(outcome, error=f"{reason}; file left untouched")
     bom = "\ufeff" if source.has_bom else ""
     diff = unified_diff(source.path, source.text, new_text, bom) if mode is Mode.DIFF else ""
     if mode is Mode.WRITE:

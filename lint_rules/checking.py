@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
 
 from lint_rules.engine import analyze_tree
 from lint_rules.engine.fixplan import SourceText
@@ -12,6 +13,11 @@ from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
 from lint_rules.noqa import split_silenced
 from lint_rules.settings import Settings
+
+MAX_ERROR_TEXT = 200
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+OWN_PACKAGES = tuple(os.path.join(PROJECT_ROOT, package) + os.sep for package in ("lint_rules", "fixers"))
+"""Frames in these folders are this project's code."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +51,10 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
         return CheckedFile(path, error=f"syntax error on line {error.lineno}: {error.msg}"), None
     except (ValueError, RecursionError, MemoryError) as error:
         return CheckedFile(path, error=f"cannot parse: {type(error).__name__}: {error}"), None
-    return check_tree(path, text, tree, settings), tree
+    try:
+        return check_tree(path, text, tree, settings), tree
+    except Exception as error:  # an engine bug is this file's problem; Ctrl-C and exit still propagate
+        return CheckedFile(path, error=internal_error(error)), tree
 
 
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
@@ -53,3 +62,24 @@ def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> Ch
     enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
     reported, silenced = split_silenced(enabled, text, tree)
     return CheckedFile(path, tuple(reported), tuple(silenced), parsed=True)
+
+
+def internal_error(error: Exception) -> str:
+    """One line for an exception raised on a file: `internal error: Type: text (at lint_rules/x.py:12)`,
+    the place being the innermost frame in this project's code (else the innermost one)."""
+    text = " ".join(str(error).split())
+    text = text if len(text) <= MAX_ERROR_TEXT else text[: MAX_ERROR_TEXT - 3] + "..."
+    described = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return f"internal error: {described}{raised_at(error)}"
+
+
+def raised_at(error: BaseException) -> str:
+    import traceback  # only once something went wrong
+
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [frame for frame in frames if os.path.realpath(frame.filename).startswith(OWN_PACKAGES)]
+    if not frames:
+        return ""
+    frame = (own or frames)[-1]
+    shown = os.path.relpath(os.path.realpath(frame.filename), PROJECT_ROOT) if own else os.path.basename(frame.filename)
+    return f" (at {shown.replace(os.sep, '/')}:{frame.lineno})"

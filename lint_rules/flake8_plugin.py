@@ -11,10 +11,12 @@ import importlib.metadata
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from lint_rules.checking import internal_error
 from lint_rules.engine import analyze_tree
 from lint_rules.engine.fixplan import SourceText
 from lint_rules.engine.module_text import mentions_any
-from lint_rules.settings import DEFAULT_SOURCE_METHODS
+from lint_rules.findings import Finding
+from lint_rules.settings import DEFAULT_SOURCE_METHODS, INTERNAL_ERROR_CODE
 
 
 def _version() -> str:
@@ -50,8 +52,17 @@ class SeqlenGuardChecker:
         cls.source_methods = tuple(dict.fromkeys([*DEFAULT_SOURCE_METHODS, *extra]))
 
     def run(self) -> Iterator[tuple[int, int, str, type[SeqlenGuardChecker]]]:
+        """The findings; an exception of the engine becomes one SLG900 finding on line 1, so that flake8
+        goes on with this file's other plugins and the other files."""
+        try:
+            results = [(finding.line, finding.col, f"{finding.code} {finding.message}") for finding in self.findings()]
+        except Exception as error:
+            results = [(1, 0, f"{INTERNAL_ERROR_CODE} {internal_error(error)}")]
+        for line, col, message in results:
+            yield line, col, message, type(self)
+
+    def findings(self) -> list[Finding]:
         text = "".join(self.lines)
         if not mentions_any(text, self.source_methods):
-            return
-        for finding in analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods):
-            yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+            return []
+        return analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods)
