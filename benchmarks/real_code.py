@@ -45,6 +45,21 @@ DEFAULT_REQUIREMENTS = (
     "auto-round==0.16.1",
     "parler-tts==0.2.3",
     "ipex-llm==2.2.0",
+    "optimum-tpu==0.2.3",
+    "xtuner==0.2.0",
+    "torchao==0.18.0",
+    "optimum-onnx==0.1.0",
+    "liger-kernel==0.8.5",
+    "qwen-tts==0.1.1",
+    "kani-tts==1.0.1",
+    "nvidia-modelopt==0.47.0",
+    "kvpress==0.5.5",
+    "autoawq==0.2.9",
+    "optimum-executorch==1.1.0",
+    "economize==0.3.2",
+    "flashspec==0.3.1",
+    "flashmap==0.1.0",
+    "dflash==0.1.0",
 )
 RULES = ("SLG001", "SLG002", "SLG003", "SLG004", "SLG005")
 SAFETIES = ("safe", "unsafe", "none")
