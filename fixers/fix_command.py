@@ -4,20 +4,27 @@ stdout carries what the mode produces and nothing else: the findings in place mo
 unified diff with --diff (so that `> fix.patch` is a patch), nothing with --check. Otherwise the
 findings, errors and the summary go to stderr.
 
-Exit status: 0 nothing left to fix; 1 findings remain, or with --check/--diff changes are pending;
-2 a usage error, or a file could not be read, parsed, verified or written.
+Exit status: in place, 0 nothing left to fix, 1 findings remain; with --check/--diff, 1 when a file
+would change, else 0 (findings without a safe fix are the checker's business); 2 a usage error, or a
+file could not be read, parsed, verified or written. The fixer ignores the baseline unless
+`--baseline FILE` names one: then it leaves the findings recorded there alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
 
 from fixers.fix_files import Mode, fix_paths
 from fixers.patch import is_outside, patch_name
 from fixers.report import EXIT_ERROR, Report
+from lint_rules.baseline import BaselineError, load_baseline
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, settings_from_args
+from lint_rules.explain import explain
+
+PROG = "seqlen-guard-fix"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,21 +37,32 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument(
         "--diff", action="store_true", help="print a unified diff (and nothing else) on stdout; write nothing"
     )
-    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
-    add_common_arguments(parser)
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change, else 0")
+    parser.add_argument("--explain", metavar="RULE", help="print the documentation of a rule (code or name) and exit")
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="leave the findings recorded in FILE alone (by default the fixer fixes every finding it can, "
+        "baselined ones included)",
+    )
+    add_common_arguments(parser, fixer=True)
     return parser
 
 
 def run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.explain:
+        return explain(args.explain, PROG)
     try:
-        settings = settings_from_args(args)
-    except ConfigError as error:
-        print(f"seqlen-guard-fix: {error}", file=sys.stderr)
+        settings = dataclasses.replace(settings_from_args(args), baseline=args.baseline)
+        if args.baseline is not None:
+            load_baseline(args.baseline)  # a bad file is a usage error here, not in every worker
+    except (ConfigError, BaselineError) as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
         return EXIT_ERROR
     mode = Mode.DIFF if args.diff else Mode.CHECK if args.check else Mode.WRITE
     findings_stream = sys.stdout if mode is Mode.WRITE else sys.stderr
-    report = Report(mode)
+    report = Report(mode, baseline=args.baseline is not None)
     outside = 0
     for outcome in fix_paths(args.paths, settings, mode, args.jobs):
         report.add(outcome)

@@ -10,7 +10,7 @@ import enum
 import os
 import stat
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from fixers.fixing import applicable_plans, carry_out
 from fixers.guards import FixError
@@ -38,6 +38,9 @@ class FileOutcome:
     diff: str = ""
     error: str = ""
     origin_lines: tuple[tuple[int, str], ...] = ()
+    fingerprints: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    listed: bool = True
+    """False for a path that does not exist or could not be listed: not a scanned file."""
 
     @property
     def changed(self) -> bool:
@@ -53,7 +56,7 @@ def fix_paths(paths: Sequence[str], settings: Settings, mode: Mode, jobs: int) -
 
 def fix_item(item: str | ReadError, settings: Settings, mode: Mode) -> FileOutcome:
     if isinstance(item, ReadError):
-        return FileOutcome(item.path, error=item.reason)
+        return FileOutcome(item.path, error=item.reason, listed=False)
     source = read_source(item, settings.source_methods)
     if source is None:
         return FileOutcome(item)
@@ -66,7 +69,11 @@ def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcom
     """A file `read_source` found and decoded (it mentions a source method)."""
     checked, tree = parse_and_check(source.path, source.text, settings)
     outcome = FileOutcome(
-        source.path, checked.findings, error=checked.error, origin_lines=origin_lines(source, checked.findings)
+        source.path,
+        checked.findings,
+        error=checked.error,
+        origin_lines=origin_lines(source, checked.findings),
+        fingerprints=checked.fingerprints,
     )
     plans = applicable_plans(checked.findings, settings.unsafe_fixes)
     if checked.error or not plans:

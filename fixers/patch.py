@@ -10,23 +10,31 @@ import re
 from collections.abc import Sequence
 
 from fixers.verify import Opcode, lines_opcodes
-from lint_rules.files import split_lines
 
 CONTEXT_LINES = 3
 DEFINITION = re.compile(r"[ \t]*((?:class|(?:async[ \t]+)?def)[ \t].*)")
 """git's hunk-header pattern for Python."""
 NO_NEWLINE = "\\ No newline at end of file\n"
+BYTES = "latin-1"
+"""Bytes as characters one to one: the diff is worked out on text and written back as the same bytes."""
 
 
-def unified_diff(path: str, old_text: str, new_text: str, bom: str = "") -> str:
-    """The patch from `old_text` to `new_text` for the file at `path`; `bom` is put back in front of
-    both, since the patch must apply to the bytes on disk."""
-    old_lines = split_lines(bom + old_text, keepends=True)
-    new_lines = split_lines(bom + new_text, keepends=True)
+def unified_diff(path: str, old: bytes, new: bytes) -> bytes:
+    """The patch from the bytes `old` to `new` of the file at `path`. It carries the file's own bytes
+    (its encoding, BOM and line endings), so that it applies to the file on disk whatever its coding."""
+    old_lines, new_lines = patch_lines(old), patch_lines(new)
     groups = KnownOpcodes(lines_opcodes(old_lines, new_lines)).get_grouped_opcodes(CONTEXT_LINES)
-    name = patch_name(path)
-    hunks = [hunk(group, old_lines, new_lines) for group in groups]
-    return f"--- a/{name}\n+++ b/{name}\n" + "".join(hunks) if hunks else ""
+    hunks = "".join(hunk(group, old_lines, new_lines) for group in groups)
+    if not hunks:
+        return b""
+    name = os.fsencode(patch_name(path))
+    return b"--- a/" + name + b"\n+++ b/" + name + b"\n" + hunks.encode(BYTES)
+
+
+def patch_lines(data: bytes) -> list[str]:
+    """The lines as `git apply` and `patch` read them (each ends at \\n), one character per byte."""
+    parts = data.decode(BYTES).split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 class KnownOpcodes(difflib.SequenceMatcher[str]):
@@ -52,7 +60,7 @@ def hunk(group: Sequence[tuple[str, int, int, int, int]], old_lines: Sequence[st
             continue
         lines += ["-" + line for line in old_lines[old_start:old_end]]
         lines += ["+" + line for line in new_lines[new_start:new_end]]
-    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n{NO_NEWLINE}" for line in lines)
+    return "".join(line if line.endswith("\n") else f"{line}\n{NO_NEWLINE}" for line in lines)
 
 
 def line_range(start: int, end: int) -> str:

@@ -12,14 +12,15 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 class Report:
     """Counts and prints what the run did."""
 
-    def __init__(self, mode: Mode) -> None:
+    def __init__(self, mode: Mode, baseline: bool = False) -> None:
         self.mode = mode
+        self.baseline = baseline
         self.files = 0
         self.outcomes_with_findings: list[FileOutcome] = []
         self.findings = self.fixed = self.unsafe = self.unfixable = self.errors = self.changed_files = 0
 
     def add(self, outcome: FileOutcome) -> None:
-        self.files += 1
+        self.files += outcome.listed
         self.errors += bool(outcome.error)
         self.changed_files += outcome.changed
         self.findings += len(outcome.findings)
@@ -48,6 +49,9 @@ class Report:
     def render(self, fmt: str) -> str:
         findings = [finding for outcome in self.outcomes_with_findings for finding in outcome.findings]
         applied = {(outcome.path, plan) for outcome in self.outcomes_with_findings for plan in outcome.applied}
+        fingerprints = {
+            key: value for outcome in self.outcomes_with_findings for key, value in outcome.fingerprints.items()
+        }
         lines = {
             (outcome.path, line): text for outcome in self.outcomes_with_findings for line, text in outcome.origin_lines
         }
@@ -58,6 +62,8 @@ class Report:
             fmt,
             applied=lambda finding: (finding.path, finding.fix) in applied,
             source_line=lambda path, line: lines.get((path, line), ""),
+            fingerprints=fingerprints,
+            baseline=self.baseline,
         )
 
     def summary(self) -> str:
@@ -70,8 +76,9 @@ class Report:
         )
 
     def exit_code(self, exit_zero: bool) -> int:
+        """In place: 1 while findings remain. With --check or --diff the question is whether the fixer
+        would change a file: 1 only then (remaining findings are the checker's business)."""
         if self.errors:
             return EXIT_ERROR
-        pending = self.mode is not Mode.WRITE and self.fixed
-        left = self.findings - self.fixed
-        return EXIT_FINDINGS if (pending or left) and not exit_zero else EXIT_CLEAN
+        failing = self.findings > self.fixed if self.mode is Mode.WRITE else self.changed_files > 0
+        return EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN

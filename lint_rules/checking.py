@@ -6,11 +6,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 import os
+from collections.abc import Mapping
 
+from lint_rules.baseline import split_baselined
 from lint_rules.engine import analyze_tree
 from lint_rules.engine.fixplan import SourceText
 from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
+from lint_rules.fingerprints import fingerprints
 from lint_rules.noqa import split_silenced
 from lint_rules.settings import Settings
 
@@ -25,9 +28,15 @@ class CheckedFile:
     path: str
     findings: tuple[Finding, ...] = ()
     silenced: tuple[Finding, ...] = ()
-    """Findings a `# noqa` comment silenced (listed with --show-silenced)."""
+    """Findings a `# noqa` or `# seqlen-guard: ignore` comment silenced (listed with --show-silenced)."""
     error: str = ""
     parsed: bool = False
+    fingerprints: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    """Each finding's (reported, silenced or baselined) `lint_rules.fingerprints` value."""
+    baselined: tuple[Finding, ...] = ()
+    """Findings the baseline (`settings.baseline`) knows: not reported."""
+    silenced_by: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore")."""
 
 
 def check_path(path: str, settings: Settings) -> CheckedFile:
@@ -60,8 +69,12 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
     findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
     enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
-    reported, silenced = split_silenced(enabled, text, tree)
-    return CheckedFile(path, tuple(reported), tuple(silenced), parsed=True)
+    reported, silenced = (enabled, {}) if settings.disable_noqa else split_silenced(enabled, text, tree)
+    keys = fingerprints([*reported, *silenced], text)
+    new, known = split_baselined(path, reported, keys, settings.baseline)
+    return CheckedFile(
+        path, tuple(new), tuple(silenced), parsed=True, fingerprints=keys, baselined=tuple(known), silenced_by=silenced
+    )
 
 
 def internal_error(error: Exception) -> str:

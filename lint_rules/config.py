@@ -20,7 +20,17 @@ from lint_rules.formats import FORMATS
 from lint_rules.settings import ALL_CODES, DEFAULT_SOURCE_METHODS, Settings
 
 TABLE = "seqlen-guard"
-KEYS = ("select", "ignore", "exclude", "per-file-ignores", "source-methods", "unsafe-fixes")
+KEYS = (
+    "select",
+    "ignore",
+    "exclude",
+    "per-file-ignores",
+    "source-methods",
+    "unsafe-fixes",
+    "baseline",
+    "suppression-style",
+)
+SUPPRESSION_STYLES = ("noqa", "seqlen-guard")
 
 PerFileIgnores = tuple[tuple[str, tuple[str, ...]], ...]
 T = TypeVar("T")
@@ -41,6 +51,10 @@ class ConfigValues:
     source_methods: tuple[str, ...] | None = None
     """Extra method names, on top of `DEFAULT_SOURCE_METHODS`."""
     unsafe_fixes: bool | None = None
+    disable_noqa: bool | None = None
+    baseline: str | None = None
+    """The baseline file, resolved against the folder of the pyproject.toml that names it."""
+    suppression_style: str | None = None
 
     def over(self, base: ConfigValues) -> ConfigValues:
         """These values, falling back to `base` for each key left unset here."""
@@ -60,6 +74,9 @@ class ConfigValues:
             per_file_ignores=_or_default(self.per_file_ignores, defaults.per_file_ignores),
             source_methods=tuple(dict.fromkeys((*DEFAULT_SOURCE_METHODS, *(self.source_methods or ())))),
             unsafe_fixes=_or_default(self.unsafe_fixes, defaults.unsafe_fixes),
+            disable_noqa=_or_default(self.disable_noqa, defaults.disable_noqa),
+            suppression_style=_or_default(self.suppression_style, defaults.suppression_style),
+            baseline=self.baseline,
         )
 
 
@@ -89,7 +106,10 @@ def load_config(path: Path) -> ConfigValues:
     table = _tool_tables(path).get(TABLE, {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.{TABLE}] must be a table, got {_type_name(table)}")
-    return parse_table(table, origin=f"{path}: [tool.{TABLE}]")
+    values = parse_table(table, origin=f"{path}: [tool.{TABLE}]")
+    if values.baseline is None:
+        return values
+    return dataclasses.replace(values, baseline=os.path.normpath(path.parent / values.baseline))
 
 
 def _tool_tables(path: Path) -> dict[str, object]:
@@ -120,6 +140,8 @@ def parse_table(table: Mapping[str, object], origin: str) -> ConfigValues:
         per_file_ignores=read("per-file-ignores", _per_file_ignores),
         source_methods=read("source-methods", _methods),
         unsafe_fixes=read("unsafe-fixes", _boolean),
+        baseline=read("baseline", _string),
+        suppression_style=read("suppression-style", _style),
     )
 
 
@@ -127,6 +149,18 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: expected a list of strings, got {_type_name(value)}")
     return tuple(value)
+
+
+def _string(value: object, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: expected a file name, got {_type_name(value)}")
+    return value
+
+
+def _style(value: object, where: str) -> str:
+    if value not in SUPPRESSION_STYLES:
+        raise ConfigError(f"{where}: expected one of {', '.join(map(repr, SUPPRESSION_STYLES))}, got {value!r}")
+    return str(value)
 
 
 def _codes(value: object, where: str) -> tuple[str, ...]:
@@ -185,8 +219,9 @@ def add_paths_argument(parser: argparse.ArgumentParser, verb: str) -> None:
     )
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags the checker and the fixer share; read them back with `settings_from_args`."""
+def add_common_arguments(parser: argparse.ArgumentParser, *, fixer: bool = False) -> None:
+    """The flags the checker and the fixer share (`--unsafe-fixes` only on the fixer); read them
+    back with `settings_from_args`."""
     rules = parser.add_argument_group("rules and configuration")
     rules.add_argument(
         "--select",
@@ -223,11 +258,18 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         action="extend",
         help="extra comma-separated method names whose result is treated like get_seq_length()'s",
     )
+    if fixer:
+        rules.add_argument(
+            "--unsafe-fixes",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="also apply fixes that change behaviour (inside compiled regions)",
+        )
     rules.add_argument(
-        "--unsafe-fixes",
-        action=argparse.BooleanOptionalAction,
+        "--disable-noqa",
+        action="store_true",
         default=None,
-        help="also apply fixes that change behaviour (inside compiled regions)",
+        help="ignore `# noqa` and `# seqlen-guard: ignore` comments: report everything (for audits)",
     )
     rules.add_argument(
         "--config",
@@ -286,6 +328,7 @@ def values_from_args(args: argparse.Namespace) -> ConfigValues:
         per_file_ignores=None if per_file is None else _checked_flag_pairs(per_file),
         source_methods=None if methods is None else check_methods(methods, "--source-methods"),
         unsafe_fixes=getattr(args, "unsafe_fixes", None),
+        disable_noqa=getattr(args, "disable_noqa", None),
     )
 
 

@@ -1,6 +1,9 @@
 """The flake8 adapter: flake8 hands over the tree it parsed; the engine does the rest.
 
-flake8 applies its own `--select`, `--ignore`, `--per-file-ignores` and `# noqa`.
+flake8 applies its own `--select`, `--ignore`, `--per-file-ignores` and `# noqa` (flake8's reading).
+The plugin also reads `[tool.seqlen-guard]` of the nearest configured pyproject.toml, as the checker
+does: its `select`, `ignore`, `per-file-ignores`, `exclude` and `source-methods` apply on top of
+flake8's own options, and it honours `# seqlen-guard: ignore[...]` comments itself.
 """
 
 from __future__ import annotations
@@ -12,11 +15,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from lint_rules.checking import internal_error
+from lint_rules.config import ConfigError, file_values
 from lint_rules.engine import analyze_tree
 from lint_rules.engine.fixplan import SourceText
 from lint_rules.engine.module_text import mentions_any
+from lint_rules.files import is_excluded
 from lint_rules.findings import Finding
-from lint_rules.settings import DEFAULT_SOURCE_METHODS, INTERNAL_ERROR_CODE
+from lint_rules.noqa import split_silenced
+from lint_rules.settings import DEFAULT_SOURCE_METHODS, INTERNAL_ERROR_CODE, Settings
 
 
 def _version() -> str:
@@ -30,6 +36,8 @@ class SeqlenGuardChecker:
     name = "seqlen-guard"
     version = _version()
     source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS
+    settings = Settings()
+    """`[tool.seqlen-guard]` of the nearest configured pyproject.toml (read in `parse_options`)."""
 
     def __init__(self, tree: ast.Module, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -48,8 +56,12 @@ class SeqlenGuardChecker:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
+        try:
+            cls.settings = file_values(None).to_settings()
+        except ConfigError as error:
+            raise SystemExit(f"seqlen-guard: {error}") from None
         extra = [name for name in getattr(options, "slg_source_methods", None) or [] if name]
-        cls.source_methods = tuple(dict.fromkeys([*DEFAULT_SOURCE_METHODS, *extra]))
+        cls.source_methods = tuple(dict.fromkeys([*cls.settings.source_methods, *extra]))
 
     def run(self) -> Iterator[tuple[int, int, str, type[SeqlenGuardChecker]]]:
         """The findings; an exception of the engine becomes one SLG900 finding on line 1, so that flake8
@@ -63,6 +75,8 @@ class SeqlenGuardChecker:
 
     def findings(self) -> list[Finding]:
         text = "".join(self.lines)
-        if not mentions_any(text, self.source_methods):
+        if not mentions_any(text, self.source_methods) or is_excluded(self.filename, self.settings.exclude):
             return []
-        return analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods)
+        found = analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods)
+        enabled = [finding for finding in found if self.settings.enabled(finding.code, self.filename)]
+        return split_silenced(enabled, text, self.tree, noqa=False)[0]

@@ -7,6 +7,7 @@ after the last character) and inclusive in GitHub annotations, as each consumer 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import linecache
 import os
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from lint_rules.findings import Finding, Span
+from lint_rules.fingerprints import SARIF_KEY
 from lint_rules.rules import RULES, Rule
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -37,24 +39,54 @@ def render(
     applied: Applied | None = None,
     rules: Mapping[str, Rule] | None = None,
     root: str | None = None,
+    fingerprints: Mapping[Finding, str] | None = None,
+    baseline: bool = False,
 ) -> str:
     """The findings in format `fmt`, ready to print; one of `FORMATS`.
 
     `source_line` defaults to reading the file from disk: the fixer must pass the text
     as it was before rewriting. `rules` (default: all rules) documents each rule in SARIF;
     `root` (default: the current folder) is what SARIF paths are relative to.
+    `fingerprints` (`lint_rules.fingerprints`) become `fingerprint` in json and
+    `partialFingerprints` in SARIF; with `baseline`, every finding is marked new (the ones
+    in the baseline are not reported).
     """
+    marks = Marks(fingerprints or {}, baseline)
     if fmt == "text":
         return "".join(f"{finding.text()}\n" for finding in findings)
     if fmt == "json":
-        objects = [_json_object(f, source_line or _line_on_disk, applied or _never) for f in findings]
+        objects = [_json_object(f, source_line or _line_on_disk, applied or _never, marks) for f in findings]
         return json.dumps(objects, indent=2, ensure_ascii=False) + "\n"
     if fmt == "github":
         return "".join(f"{github_annotation(finding)}\n" for finding in findings)
     if fmt == "sarif":
-        log = sarif_log(findings, rules=RULES if rules is None else rules, root=root or os.getcwd())
+        log = sarif_log(findings, rules=RULES if rules is None else rules, root=root or os.getcwd(), marks=marks)
         return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Marks:
+    """What a run knows about each finding beyond the finding itself."""
+
+    fingerprints: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    baseline: bool = False
+
+    def json_fields(self, finding: Finding) -> dict[str, object]:
+        fields: dict[str, object] = {}
+        if finding in self.fingerprints:
+            fields["fingerprint"] = self.fingerprints[finding]
+        if self.baseline:
+            fields["baseline_state"] = "new"
+        return fields
+
+    def sarif_fields(self, finding: Finding) -> dict[str, object]:
+        fields: dict[str, object] = {}
+        if finding in self.fingerprints:
+            fields["partialFingerprints"] = {SARIF_KEY: self.fingerprints[finding]}
+        if self.baseline:
+            fields["baselineState"] = "new"
+        return fields
 
 
 def _line_on_disk(path: str, line: int) -> str:
@@ -68,7 +100,7 @@ def _never(finding: Finding) -> bool:
 # -------------------------------------------------------------------------------- json
 
 
-def _json_object(finding: Finding, source_line: SourceLine, applied: Applied) -> dict[str, object]:
+def _json_object(finding: Finding, source_line: SourceLine, applied: Applied, marks: Marks) -> dict[str, object]:
     span, origin, fix = finding.span, finding.origin, finding.fix
     return {
         "path": finding.path,
@@ -90,6 +122,7 @@ def _json_object(finding: Finding, source_line: SourceLine, applied: Applied) ->
             "applied": applied(finding),
             "reason": fix.reason or None,
         },
+        **marks.json_fields(finding),
     }
 
 
@@ -122,7 +155,9 @@ def _escape_property(text: str) -> str:
 # ------------------------------------------------------------------------------- sarif
 
 
-def sarif_log(findings: Sequence[Finding], *, rules: Mapping[str, Rule], root: str) -> dict[str, object]:
+def sarif_log(
+    findings: Sequence[Finding], *, rules: Mapping[str, Rule], root: str, marks: Marks | None = None
+) -> dict[str, object]:
     """A SARIF 2.1.0 log with one run, as GitHub code scanning reads it."""
     rule_ids = sorted({*rules, *(finding.code for finding in findings)})
     index = {rule_id: position for position, rule_id in enumerate(rule_ids)}
@@ -134,7 +169,7 @@ def sarif_log(findings: Sequence[Finding], *, rules: Mapping[str, Rule], root: s
                 "tool": {"driver": _driver([_sarif_rule(rule_id, rules.get(rule_id)) for rule_id in rule_ids])},
                 "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path(root).resolve().as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
-                "results": [_sarif_result(finding, index[finding.code], root) for finding in findings],
+                "results": [_sarif_result(f, index[f.code], root, marks or Marks()) for f in findings],
             }
         ],
     }
@@ -181,7 +216,7 @@ def _sarif_rule(rule_id: str, rule: Rule | None) -> dict[str, object]:
     }
 
 
-def _sarif_result(finding: Finding, rule_index: int, root: str) -> dict[str, object]:
+def _sarif_result(finding: Finding, rule_index: int, root: str, marks: Marks) -> dict[str, object]:
     fix = finding.fix
     properties: dict[str, object] = {
         "fixSafety": fix.safety.value,
@@ -201,6 +236,7 @@ def _sarif_result(finding: Finding, rule_index: int, root: str) -> dict[str, obj
         "message": {"text": finding.message},
         "locations": [_location(finding.path, finding.span, root)],
         "relatedLocations": [_origin_location(finding, root)],
+        **marks.sarif_fields(finding),
         "properties": properties,
     }
 

@@ -1,9 +1,15 @@
-"""`# noqa` comments, read the way flake8 reads them, for the checker and the fixer.
+"""Suppression comments: `# noqa` as ruff reads it, and this tool's own `# seqlen-guard: ignore[...]`.
 
 A bare `# noqa` silences every finding on its line, `# noqa: SLG002,E501` only the codes named.
-As in flake8, a comment anywhere in a statement that spans several lines covers all of them.
+As in ruff, a comment anywhere in a statement that spans several lines covers all of them.
 A `# flake8: noqa` (or `# ruff: noqa`) line silences the whole file; with codes
 (`# flake8: noqa: SLG004`), as ruff reads it, only those codes in the whole file.
+
+`# seqlen-guard: ignore[SLG004]` (several codes separated by commas; bare `# seqlen-guard: ignore`
+for every code) is this tool's own comment, in the style of `# pyright: ignore[rule]`, for
+repositories that forbid `# noqa` (transformers' TRF035). It covers its statement the same way,
+and reads the same in the checker, the fixer and the flake8 plugin (which honours only this one
+itself: flake8 applies `# noqa`, with flake8's reading).
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from lint_rules.engine.definitions import first_line_of, statements_at
 from lint_rules.files import split_lines
@@ -22,12 +28,15 @@ CODES = r"(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)"
 NOQA = re.compile(r"#\s*noqa(?::[\s]?" + CODES + ")?", re.IGNORECASE)
 FILE_NOQA = re.compile(r"\s*#\s*(?:flake8|ruff)[:=]\s*noqa(?:\s*:\s*" + CODES + r")?\s*$", re.IGNORECASE)
 """A comment alone on its line, as flake8 reads it (`match`, not `search`: not inside a string)."""
+OWN = re.compile(r"#\s*seqlen-guard\s*:\s*ignore\b(?:\[\s*" + CODES + r"\s*\])?", re.IGNORECASE)
+"""`# seqlen-guard: ignore[SLG001, SLG004]`, or bare for every code."""
 EVERY_CODE = frozenset({"*"})
+NOQA_MARKER, OWN_MARKER = "noqa", "seqlen-guard"
 
 
 def noqa_codes(comment_text: str, pattern: re.Pattern[str] = NOQA) -> frozenset[str] | None:
     """The codes a piece of text silences: EVERY_CODE for a bare `# noqa`, None when it has none."""
-    match = pattern.search(comment_text) if pattern is NOQA else pattern.match(comment_text)
+    match = pattern.match(comment_text) if pattern is FILE_NOQA else pattern.search(comment_text)
     if match is None:
         return None
     codes = match.group("codes")
@@ -61,26 +70,33 @@ def statement_line_ranges(text: str) -> dict[int, tuple[int, int]]:
 
 
 def split_silenced(
-    findings: Iterable[Finding], text: str, tree: ast.Module | None = None
-) -> tuple[list[Finding], list[Finding]]:
-    """(reported, silenced by a noqa comment). With the module's tree, the file is tokenized (to
-    find each statement's lines exactly) only when a noqa comment lies inside the innermost
-    statement around a finding."""
+    findings: Iterable[Finding], text: str, tree: ast.Module | None = None, *, noqa: bool = True
+) -> tuple[list[Finding], dict[Finding, str]]:
+    """(reported, silenced -> the comment that silenced it: "noqa" or "seqlen-guard: ignore"). With the module's tree, the file is tokenized (to find
+    each statement's lines exactly) only when a suppression comment lies inside the innermost
+    statement around a finding. `noqa=False` reads only `# seqlen-guard: ignore` (the flake8
+    plugin: flake8 applies `# noqa` itself)."""
     findings = list(findings)
-    if not findings or "noqa" not in text.lower():
-        return findings, []
+    markers = (NOQA_MARKER, OWN_MARKER) if noqa else (OWN_MARKER,)
+    lowered = text.lower()
+    if not findings or not any(marker in lowered for marker in markers):
+        return findings, {}
     lines = split_lines(text)
-    whole_file = file_noqa_codes(lines)
-    if tree is not None and whole_file is None and not any(may_be_silenced(f, tree, lines) for f in findings):
-        return findings, []
+    whole_file = file_noqa_codes(lines) if noqa else None
+    if tree is not None and whole_file is None and not any(may_be_silenced(f, tree, lines, markers) for f in findings):
+        return findings, {}
     ranges = statement_line_ranges(text)
     reported: list[Finding] = []
-    silenced: list[Finding] = []
+    silenced: dict[Finding, str] = {}
     for finding in findings:
         first, last = ranges.get(finding.line, (finding.line, finding.line))
-        codes = noqa_codes("\n".join(lines[first - 1 : last]))
-        is_quiet = is_silenced(finding.code, codes) or is_silenced(finding.code, whole_file)
-        (silenced if is_quiet else reported).append(finding)
+        statement = "\n".join(lines[first - 1 : last])
+        if is_silenced(finding.code, noqa_codes(statement, OWN)):
+            silenced[finding] = "seqlen-guard: ignore"
+        elif noqa and (is_silenced(finding.code, noqa_codes(statement)) or is_silenced(finding.code, whole_file)):
+            silenced[finding] = "noqa"
+        else:
+            reported.append(finding)
     return reported, silenced
 
 
@@ -97,10 +113,10 @@ def file_noqa_codes(lines: list[str]) -> frozenset[str] | None:
     return frozenset(found) or None
 
 
-def may_be_silenced(finding: Finding, tree: ast.Module, lines: list[str]) -> bool:
-    """A noqa comment lies within the innermost statement (a compound one with its body) that
+def may_be_silenced(finding: Finding, tree: ast.Module, lines: list[str], markers: Sequence[str]) -> bool:
+    """A suppression comment may lie within the innermost statement (a compound one with its body) that
     holds the finding: a cheap bound on the statement's logical lines."""
     statements = list(statements_at(tree.body, finding.line))
     first = min([finding.line, *(first_line_of(statement) for statement in statements)])
     last = max([finding.line, *(statement.end_lineno or statement.lineno for statement in statements)])
-    return any("noqa" in line.lower() for line in lines[first - 1 : last])
+    return any(marker in line.lower() for line in lines[first - 1 : last] for marker in markers)

@@ -21,6 +21,12 @@ class Settings:
     """(glob, codes) pairs: codes ignored in files matching the glob."""
     source_methods: tuple[str, ...] = DEFAULT_SOURCE_METHODS
     unsafe_fixes: bool = False
+    disable_noqa: bool = False
+    """Report what `# noqa` and `# seqlen-guard: ignore` comments would silence (audits)."""
+    suppression_style: str = "noqa"
+    """What `--add-noqa` writes: "noqa" (`# noqa: SLG001`) or "seqlen-guard" (`# seqlen-guard: ignore[SLG001]`)."""
+    baseline: str | None = None
+    """The configured baseline file (`baseline = "..."`), resolved against its pyproject.toml's folder."""
 
     def enabled(self, code: str, path: str = "") -> bool:
         from lint_rules.files import path_matches

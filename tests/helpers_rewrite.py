@@ -389,7 +389,7 @@ def parse_unified_diff(output: bytes, is_other_line: Callable[[bytes], bool]) ->
     Lines outside a diff for which `is_other_line` is true (e.g. findings printed between diffs)
     are passed over; anything else there is an error.
     """
-    lines = output.splitlines(keepends=True)
+    lines = lines_ending_at_newline(output)
     diffs: list[FileDiff] = []
     index = 0
     while index < len(lines):
@@ -408,6 +408,11 @@ def parse_unified_diff(output: bytes, is_other_line: Callable[[bytes], bool]) ->
         assert hunks, f"diff of {line!r} has no hunk"
         diffs.append(FileDiff(header_name(line), header_name(new_line), tuple(hunks)))
     return diffs
+
+
+def lines_ending_at_newline(data: bytes) -> list[bytes]:
+    """Lines as `patch` and `git apply` split them: at \\n only (a lone \\r stays inside its line)."""
+    return [line for line in re.split(rb"(?<=\n)", data) if line]
 
 
 def header_name(line: bytes) -> str:
@@ -438,7 +443,7 @@ def read_hunk(lines: list[bytes], index: int) -> tuple[tuple[int, int, int, int,
 
 def apply_diff(old: bytes, diff: FileDiff) -> bytes:
     """`old` patched by `diff`; fails where a context or removed line does not match exactly."""
-    old_lines = old.splitlines(keepends=True)
+    old_lines = lines_ending_at_newline(old)
     result: list[bytes] = []
     position = 0
     for old_start, _, _, _, body in diff.hunks:

@@ -11,6 +11,7 @@ import ctypes
 import os
 import re
 import resource
+import shutil
 import stat
 import subprocess
 import sys
@@ -41,6 +42,7 @@ GOOD = "good.py"
 
 def project(tmp_path: Path, files: dict[str, bytes]) -> Path:
     """A folder with `good.py` (a real finding) and the given files."""
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / GOOD).write_bytes(SOURCE)
     for name, data in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -264,6 +266,17 @@ def crlf(data: bytes) -> bytes:
     return data.replace(b"\n", b"\r\n")
 
 
+LATIN_1_FUNCTION = (
+    'def f(cache, x, nom="café"):  # été\n    n = cache.get_seq_length()  # déjà vu\n    return x[:, n:]\n'.encode(
+        "latin-1"
+    )
+)
+"""Non-ASCII bytes in the hunk's context lines and its header, which a patch must carry as they are."""
+SHIFT_JIS_FUNCTION = (
+    "def f(cache, x):  # 長さ\n    n = cache.get_seq_length()  # 既に見た\n    return x[:, n:]\n".encode("shift_jis")
+)
+
+
 WORKING: dict[str, tuple[bytes, bytes]] = {
     "latin-1 cookie": (
         b"# -*- coding: latin-1 -*-\n" + IMPORT + b'NAME = "caf\xe9"\n\n\n' + FUNCTION,
@@ -271,6 +284,14 @@ WORKING: dict[str, tuple[bytes, bytes]] = {
         + IMPORT
         + b'NAME = "caf\xe9"\n\n\n'
         + FUNCTION.replace(b"    return", GUARD + b"    return"),
+    ),
+    "latin-1 cookie, latin-1 text in the hunk": (
+        b"# -*- coding: latin-1 -*-\n" + IMPORT + LATIN_1_FUNCTION,
+        b"# -*- coding: latin-1 -*-\n" + IMPORT + LATIN_1_FUNCTION.replace(b"    return", GUARD + b"    return"),
+    ),
+    "shift_jis cookie, Japanese text in the hunk": (
+        b"# -*- coding: shift_jis -*-\n" + IMPORT + SHIFT_JIS_FUNCTION,
+        b"# -*- coding: shift_jis -*-\n" + IMPORT + SHIFT_JIS_FUNCTION.replace(b"    return", GUARD + b"    return"),
     ),
     "utf-8 BOM": (b"\xef\xbb\xbf" + SOURCE, b"\xef\xbb\xbf" + FIXED),
     "BOM and no torch import": (
@@ -281,6 +302,10 @@ WORKING: dict[str, tuple[bytes, bytes]] = {
     "mixed line endings, CRLF first": (
         crlf(IMPORT) + b"def f(cache, x):\n    n = cache.get_seq_length()\r\n    return x[:, n:]\n",
         crlf(IMPORT) + b"def f(cache, x):\n    n = cache.get_seq_length()\r\n" + crlf(GUARD) + b"    return x[:, n:]\n",
+    ),
+    "mixed line endings, lone CR first": (
+        b"import torch\rX = 1\n\n\n" + FUNCTION,
+        b"import torch\rX = 1\n\n\n" + FUNCTION.replace(b"    return", GUARD.replace(b"\n", b"\r") + b"    return"),
     ),
     "mixed line endings, LF first": (
         IMPORT + b"def f(cache, x):\r\n    n = cache.get_seq_length()\r\n    return x[:, n:]\r\n",
@@ -326,9 +351,11 @@ def test_unusual_file_is_fixed_byte_for_byte(tmp_path: Path, case: str) -> None:
 @pytest.mark.parametrize("case", sorted(WORKING))
 def test_diff_of_unusual_file_applies_with_standard_tools(tmp_path: Path, case: str) -> None:
     """--diff output is read the way `patch` and `git apply` read it (lines end at \\n), with a
-    file after it so that a missing final newline shows."""
+    file after it so that a missing final newline shows. The patch carries the file's own bytes
+    (encoding, BOM, line endings): `git apply` and `patch -p1` take it, and give the bytes of an
+    in-place run."""
     data, expected = WORKING[case]
-    folder = project(tmp_path, {"a_odd.py": data})
+    folder = project(tmp_path / "project", {"a_odd.py": data})
     shown = run_cli(FIXER, ["--diff", "."], folder)
     assert shown.returncode == 1, shown.describe()
     diffs = {diff.new_name: diff for diff in parse_unified_diff(shown.stdout_bytes, lambda line: False)}
@@ -336,6 +363,20 @@ def test_diff_of_unusual_file_applies_with_standard_tools(tmp_path: Path, case: 
     assert apply_diff(data, diffs["b/a_odd.py"]) == expected
     assert apply_diff(SOURCE, diffs["b/good.py"]) == FIXED
     assert (folder / "a_odd.py").read_bytes() == data
+
+    in_place = tmp_path / "in-place"
+    shutil.copytree(folder, in_place)
+    assert run_cli(FIXER, ["."], in_place).returncode == 0
+    assert (in_place / "a_odd.py").read_bytes() == expected
+    checked = subprocess.run(["git", "apply", "--check"], cwd=folder, input=shown.stdout_bytes, capture_output=True)
+    assert checked.returncode == 0, checked.stderr.decode(errors="replace")
+    for tool in (["git", "apply"], ["patch", "-p1", "--quiet"]):
+        copy = tmp_path / tool[0]
+        shutil.copytree(folder, copy)
+        applied = subprocess.run(tool, cwd=copy, input=shown.stdout_bytes, capture_output=True)
+        assert applied.returncode == 0, applied.stderr.decode(errors="replace")
+        for name in ("a_odd.py", GOOD):
+            assert (copy / name).read_bytes() == (in_place / name).read_bytes(), f"{tool[0]}: {name}"
 
 
 def test_classic_mac_line_endings_are_checked_and_refused_whole(tmp_path: Path) -> None:

@@ -39,8 +39,9 @@ def write_pyproject(folder: Path, body: str) -> Path:
 
 
 def parse_args(*argv: str) -> argparse.Namespace:
+    """The fixer's flags: the checker's plus --unsafe-fixes."""
     parser = argparse.ArgumentParser()
-    add_common_arguments(parser)
+    add_common_arguments(parser, fixer=True)
     return parser.parse_args(list(argv))
 
 

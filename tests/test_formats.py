@@ -295,3 +295,28 @@ def test_rule_help_text_starts_with_the_summary() -> None:
     assert rule_help_text(RULES["SLG001"]).startswith(
         "SLG001 (tensor-length-in-slice): A get_seq_length() result is used as a slice bound.\n\nWhat it does:\n"
     )
+
+
+# ------------------------------------------------------------------ fingerprints, baseline
+
+
+def test_json_and_sarif_carry_the_same_fingerprint_and_the_baseline_state(
+    tmp_path: Path, sarif_validator: jsonschema.Draft4Validator
+) -> None:
+    found = finding(path=str(tmp_path / "src" / "gen.py"))
+    keys = {found: "0123456789abcdef"}
+    as_json = json.loads(render([found], "json", source_line=source_line, fingerprints=keys, baseline=True))
+    assert (as_json[0]["fingerprint"], as_json[0]["baseline_state"]) == ("0123456789abcdef", "new")
+    log = json.loads(render([found], "sarif", rules=RULES, root=str(tmp_path), fingerprints=keys, baseline=True))
+    result = log["runs"][0]["results"][0]
+    assert result["partialFingerprints"] == {"seqlenGuard/v1": "0123456789abcdef"}
+    assert result["baselineState"] == "new"
+    assert not list(sarif_validator.iter_errors(log))
+
+
+def test_without_a_baseline_there_is_no_baseline_state(tmp_path: Path) -> None:
+    found = finding(path=str(tmp_path / "gen.py"))
+    as_json = json.loads(render([found], "json", source_line=source_line, fingerprints={found: "f" * 16}))
+    assert "baseline_state" not in as_json[0] and as_json[0]["fingerprint"] == "f" * 16
+    result = json.loads(render([found], "sarif", rules=RULES, root=str(tmp_path)))["runs"][0]["results"][0]
+    assert "baselineState" not in result and "partialFingerprints" not in result

@@ -1,0 +1,172 @@
+"""The baseline: today's findings recorded in a file, so that a lint gate fails only on new ones.
+
+`seqlen-guard --write-baseline` writes `seqlen-guard-baseline.json`; later runs report only the
+findings that are not in it. An entry is keyed by the file (relative to the baseline's folder),
+the rule and the finding's fingerprint (`lint_rules.fingerprints`: the enclosing function and the
+normalized code of the use and of its source call, no line numbers), so it survives edits
+elsewhere in the file. Entries are matched as a multiset per file: two equal findings need two
+entries. An entry of a checked file that no finding matches any more is "fixed"; the next
+`--write-baseline` drops it.
+
+The checker applies the baseline inside `check_tree` (so that `-j` workers and the fixer's
+convergence check see the same split), the command reports the fixed entries.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from lint_rules.findings import Finding
+
+DEFAULT_NAME = "seqlen-guard-baseline.json"
+VERSION = 1
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read; the message names the file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    path: str
+    """Posix path relative to the baseline's folder."""
+    rule: str
+    fingerprint: str
+    function: str = ""
+    """For the reader: where the finding was (the qualified name of its function)."""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.path, self.rule, self.fingerprint
+
+    def describe(self) -> str:
+        where = f" in {self.function}" if self.function else ""
+        return f"{self.path}: {self.rule}{where}"
+
+
+def find_baseline(start: Path) -> Path | None:
+    """The nearest `seqlen-guard-baseline.json` at or above `start`, found as the config is."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        candidate = folder / DEFAULT_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+class Baseline:
+    def __init__(self, file: Path, entries: Iterable[Entry]) -> None:
+        self.file = file
+        self.folder = file.resolve().parent
+        self.entries = list(entries)
+        self.by_path: dict[str, list[Entry]] = collections.defaultdict(list)
+        for entry in self.entries:
+            self.by_path[entry.path].append(entry)
+
+    def relative(self, path: str) -> str:
+        """`path` as the baseline names it (relative to its folder; `../` for a file outside it)."""
+        return Path(os.path.relpath(os.path.abspath(path), self.folder)).as_posix()
+
+    def split(
+        self, path: str, findings: Sequence[Finding], fingerprints: Mapping[Finding, str]
+    ) -> tuple[list[Finding], list[Finding]]:
+        """(new, known): the findings of one file that are not in the baseline, and those that are."""
+        entries = self.by_path.get(self.relative(path))
+        if not entries:
+            return list(findings), []
+        left = collections.Counter((entry.rule, entry.fingerprint) for entry in entries)
+        new: list[Finding] = []
+        known: list[Finding] = []
+        for finding in findings:
+            key = (finding.code, fingerprints.get(finding, ""))
+            if left[key] > 0:
+                left[key] -= 1
+                known.append(finding)
+            else:
+                new.append(finding)
+        return new, known
+
+    def unmatched(self, path: str, known: Sequence[Finding], fingerprints: Mapping[Finding, str]) -> list[Entry]:
+        """The entries of a checked file that none of its `known` findings matched: fixed since."""
+        matched = collections.Counter((finding.code, fingerprints.get(finding, "")) for finding in known)
+        gone = []
+        for entry in self.by_path.get(self.relative(path), ()):
+            key = (entry.rule, entry.fingerprint)
+            if matched[key] > 0:
+                matched[key] -= 1
+            else:
+                gone.append(entry)
+        return gone
+
+    def vanished_files(self, scanned: set[str], roots: Sequence[str]) -> list[Entry]:
+        """Entries of files under the checked paths that no longer exist (deleted or renamed)."""
+        folders = [os.path.abspath(root) for root in roots]
+        gone = []
+        for path, entries in self.by_path.items():
+            absolute = os.path.normpath(self.folder / path)
+            if path in scanned or os.path.exists(absolute):
+                continue
+            if any(absolute == folder or absolute.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders):
+                gone.extend(entries)
+        return gone
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    file = Path(path)
+    try:
+        document = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BaselineError(f"{file}: cannot read the baseline: {error.strerror or error}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BaselineError(f"{file}: not a seqlen-guard baseline (invalid JSON: {error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("findings"), list):
+        raise BaselineError(f'{file}: not a seqlen-guard baseline (expected an object with a "findings" list)')
+    if document.get("version") != VERSION:
+        raise BaselineError(f"{file}: baseline version {document.get('version')!r} (this seqlen-guard reads {VERSION})")
+    return Baseline(file, [_entry(item, file) for item in document["findings"]])
+
+
+def _entry(item: object, file: Path) -> Entry:
+    fields = ("path", "rule", "fingerprint")
+    if not isinstance(item, dict) or not all(isinstance(item.get(name), str) for name in fields):
+        raise BaselineError(f"{file}: a baseline entry needs string fields {', '.join(fields)}: {item!r}")
+    return Entry(item["path"], item["rule"], item["fingerprint"], str(item.get("function", "")))
+
+
+@functools.lru_cache(maxsize=4)
+def cached_baseline(path: str) -> Baseline:
+    """One load per process (each `-j` worker loads the file once)."""
+    return load_baseline(path)
+
+
+def split_baselined(
+    path: str, findings: Sequence[Finding], fingerprints: Mapping[Finding, str], baseline: str | None
+) -> tuple[list[Finding], list[Finding]]:
+    """(new, known) against the baseline file `baseline`; all new when there is none."""
+    if baseline is None or not findings:
+        return list(findings), []
+    return cached_baseline(baseline).split(path, findings, fingerprints)
+
+
+def entries_for(baseline: Baseline, findings: Sequence[Finding], fingerprints: Mapping[Finding, str]) -> list[Entry]:
+    return [Entry(baseline.relative(f.path), f.code, fingerprints.get(f, ""), f.function) for f in findings]
+
+
+def write_baseline(file: Path, entries: Iterable[Entry]) -> None:
+    """The file, sorted so that its diffs are small; the entries carry no line numbers."""
+    ordered = sorted(entries, key=lambda entry: (entry.path, entry.rule, entry.function, entry.fingerprint))
+    document = {
+        "version": VERSION,
+        "tool": "seqlen-guard",
+        "about": "findings accepted on adoption; `seqlen-guard --write-baseline` rewrites this file",
+        "findings": [dataclasses.asdict(entry) for entry in ordered],
+    }
+    temporary = file.with_name(f".{file.name}.tmp")
+    temporary.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temporary, file)

@@ -1,0 +1,246 @@
+"""The baseline: adopting the checker on a package with findings, as the issue's "done when" asks,
+and the fingerprints it rests on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from lint_rules.checking import check_text
+from lint_rules.settings import Settings
+
+SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+
+GENERATION = textwrap.dedent(
+    """\
+    import torch
+
+
+    def prefill(cache, input_ids):
+        past_length = cache.get_seq_length()
+        return input_ids[:, past_length:]
+
+
+    def steps(cache):
+        n = cache.get_seq_length()
+        if n > 0:
+            return list(range(n))
+        return []
+    """
+)
+MODEL = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Model(torch.nn.Module):
+        def forward(self, x, past_key_values):
+            n = past_key_values.get_seq_length()
+            return x[:, n:], [0] * n
+    """
+)
+NEW_USE = textwrap.dedent(
+    """\
+
+
+    def chunk(cache, mask):
+        current = cache.get_seq_length()
+        return mask[:, :current]
+    """
+)
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd, check=False)
+
+
+def finding_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if ": SLG" in line]
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "generation.py").write_text(GENERATION)
+    (root / "pkg" / "model.py").write_text(MODEL)
+    (root / "pkg" / "clean.py").write_text("def f():\n    return 1\n")
+    return root
+
+
+def baseline_entries(root: Path, name: str = "seqlen-guard-baseline.json") -> list[dict[str, str]]:
+    entries: list[dict[str, str]] = json.loads((root / name).read_text())["findings"]
+    return entries
+
+
+def test_adoption_flow(package: Path) -> None:
+    """Write the baseline; a new use and a 20-line shift: only the new finding; fix an old one: it is
+    reported fixed and the next --write-baseline drops it."""
+    assert run("-m", "lint_rules", cwd=package).returncode == 1
+    written = run("-m", "lint_rules", "--write-baseline", cwd=package)
+    assert written.returncode == 0, written.stderr
+    assert len(baseline_entries(package)) == 5
+    assert "line" not in json.dumps(baseline_entries(package)), "entries carry no line numbers"
+    clean = run("-m", "lint_rules", cwd=package)
+    assert (clean.returncode, clean.stdout) == (0, ""), clean.stdout + clean.stderr
+
+    model = package / "pkg" / "model.py"
+    model.write_text("# moved\n" * 20 + MODEL)
+    generation = package / "pkg" / "generation.py"
+    generation.write_text(GENERATION + NEW_USE)
+    after = run("-m", "lint_rules", cwd=package)
+    assert after.returncode == 1
+    assert finding_lines(after.stdout) == [
+        "pkg/generation.py:18:21: SLG002 slice bound `current`: tensor-valued length from "
+        "`get_seq_length()` on line 17 used as a Python int"
+    ]
+    assert "1 new, 5 known, 0 fixed" in after.stderr
+
+    generation.write_text(GENERATION.replace("    if n > 0:\n", "    if int(n) > 0:\n") + NEW_USE)
+    fixed = run("-m", "lint_rules", cwd=package)
+    assert "pkg/generation.py: SLG004 in steps: fixed (in the baseline, no longer found)" in fixed.stderr
+    assert "1 new, 4 known, 1 fixed" in fixed.stderr
+    rewritten = run("-m", "lint_rules", "--write-baseline", cwd=package)
+    assert "1 no longer found dropped" in rewritten.stderr
+    rules = sorted(entry["rule"] for entry in baseline_entries(package))
+    assert rules == ["SLG002", "SLG002", "SLG002", "SLG003", "SLG003"]
+    assert run("-m", "lint_rules", cwd=package).returncode == 0
+
+
+def test_equal_findings_need_equal_entries(package: Path) -> None:
+    """Fingerprints of identical statements differ by rank: one more copy is one new finding."""
+    twice = "def f(cache, x):\n    n = cache.get_seq_length()\n    a = x[:n]\n    a = x[:n]\n    return a\n"
+    (package / "pkg" / "twice.py").write_text(twice)
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    (package / "pkg" / "twice.py").write_text(twice.replace("    return a\n", "    a = x[:n]\n    return a\n"))
+    assert len(finding_lines(run("-m", "lint_rules", cwd=package).stdout)) == 1
+
+
+def test_fingerprints_ignore_line_numbers_and_whitespace() -> None:
+    def prints(text: str) -> list[str]:
+        result = check_text("m.py", text, Settings())
+        return [result.fingerprints[finding] for finding in result.findings]
+
+    moved = "\n\n\n# a comment\n" + GENERATION.replace("past_length:]", "past_length :]")
+    assert prints(moved) == prints(GENERATION)
+    renamed = GENERATION.replace("def prefill", "def prefill_chunk")
+    assert prints(renamed)[0] != prints(GENERATION)[0], "the function is part of what a finding is"
+    assert len(set(prints(GENERATION))) == 3
+
+
+@pytest.mark.parametrize("fmt", ["json", "github", "sarif"])
+def test_formats_and_jobs_report_only_new_findings(package: Path, fmt: str) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    (package / "pkg" / "generation.py").write_text(GENERATION + NEW_USE)
+    serial = run("-m", "lint_rules", "--format", fmt, cwd=package)
+    parallel = run("-m", "lint_rules", "--format", fmt, "-j", "2", cwd=package)
+    assert serial.returncode == parallel.returncode == 1
+    if fmt == "sarif":
+        log = json.loads(serial.stdout)
+        schema = json.loads(SCHEMA_PATH.read_text())
+        assert not list(jsonschema.Draft4Validator(schema).iter_errors(log))
+        results = log["runs"][0]["results"]
+        assert [(r["ruleId"], r["baselineState"]) for r in results] == [("SLG002", "new")]
+        assert set(results[0]["partialFingerprints"]) == {"seqlenGuard/v1"}
+        assert json.loads(parallel.stdout)["runs"][0]["results"] == results
+    elif fmt == "json":
+        objects = json.loads(serial.stdout)
+        assert [(o["line"], o["baseline_state"]) for o in objects] == [(18, "new")]
+        assert len(objects[0]["fingerprint"]) == 16
+        assert json.loads(parallel.stdout) == objects
+    else:
+        assert serial.stdout.count("::error ") == 1 and serial.stdout == parallel.stdout
+
+
+def test_sarif_fingerprints_survive_unrelated_line_moves(package: Path) -> None:
+    def fingerprints() -> list[str]:
+        log = json.loads(run("-m", "lint_rules", "--format", "sarif", "pkg", cwd=package).stdout)
+        return [result["partialFingerprints"]["seqlenGuard/v1"] for result in log["runs"][0]["results"]]
+
+    before = fingerprints()
+    (package / "pkg" / "model.py").write_text("\n" * 20 + MODEL)
+    (package / "pkg" / "generation.py").write_text("import os\n" + GENERATION)
+    assert fingerprints() == before and len(set(before)) == 5
+
+
+def test_configured_baseline_found_from_a_subfolder(package: Path) -> None:
+    (package / "pyproject.toml").write_text('[tool.seqlen-guard]\nbaseline = "ci/accepted.json"\n')
+    (package / "ci").mkdir()
+    written = run("-m", "lint_rules", "--write-baseline", cwd=package)
+    assert written.returncode == 0 and (package / "ci" / "accepted.json").is_file(), written.stderr
+    assert baseline_entries(package / "ci", "accepted.json")[0]["path"] == "../pkg/generation.py"
+    below = package / "pkg"
+    assert run("-m", "lint_rules", ".", cwd=below).returncode == 0
+    everything = run("-m", "lint_rules", "--no-baseline", ".", cwd=below)
+    assert len(finding_lines(everything.stdout)) == 5
+
+
+def test_default_baseline_is_found_like_the_config(package: Path) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    assert (package / "seqlen-guard-baseline.json").is_file()
+    assert run("-m", "lint_rules", "generation.py", cwd=package / "pkg").returncode == 0
+
+
+def test_a_subset_run_speaks_only_for_its_files(package: Path) -> None:
+    """A pre-commit hook passes a few files: the others' entries are neither fixed nor dropped."""
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    only_model = run("-m", "lint_rules", "pkg/model.py", cwd=package)
+    assert only_model.returncode == 0 and "0 fixed" in only_model.stderr
+    (package / "pkg" / "model.py").write_text("import torch\n")
+    rewritten = run("-m", "lint_rules", "--write-baseline", "pkg/model.py", cwd=package)
+    assert "2 no longer found dropped" in rewritten.stderr
+    assert {entry["path"] for entry in baseline_entries(package)} == {"pkg/generation.py"}
+    assert len(baseline_entries(package)) == 3
+
+
+def test_a_deleted_file_is_fixed(package: Path) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    (package / "pkg" / "model.py").unlink()
+    result = run("-m", "lint_rules", cwd=package)
+    assert result.returncode == 0
+    assert result.stderr.count("pkg/model.py: SLG00") == 2 and "2 fixed" in result.stderr
+
+
+def test_show_silenced_lists_the_baselined_findings(package: Path) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    shown = run("-m", "lint_rules", "--show-silenced", cwd=package)
+    assert shown.returncode == 0
+    assert len(shown.stdout.splitlines()) == 5 and all(
+        line.endswith("(in the baseline)") for line in shown.stdout.splitlines()
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "invalid JSON"),
+        ('{"findings": []}', "baseline version None"),
+        ('{"version": 1, "findings": [3]}', "needs"),
+    ],
+)
+def test_a_bad_baseline_is_a_usage_error(package: Path, content: str, message: str) -> None:
+    (package / "bad.json").write_text(content)
+    result = run("-m", "lint_rules", "--baseline", "bad.json", cwd=package)
+    assert result.returncode == 2 and message in result.stderr and "bad.json" in result.stderr
+    fixer = run("-m", "fixers.rewrite", "--check", "--baseline", "bad.json", cwd=package)
+    assert fixer.returncode == 2 and message in fixer.stderr
+
+
+def test_the_fixer_ignores_the_baseline_unless_told(package: Path) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    generation = package / "pkg" / "generation.py"
+    generation.write_text(GENERATION + NEW_USE)
+    everything = run("-m", "fixers.rewrite", "--diff", cwd=package)
+    assert everything.stdout.count("+    if isinstance(") == 3, everything.stdout
+    told = run("-m", "fixers.rewrite", "--baseline", "seqlen-guard-baseline.json", cwd=package)
+    assert told.returncode == 0, told.stderr
+    text = generation.read_text()
+    assert "isinstance(current, torch.Tensor)" in text
+    assert "isinstance(past_length" not in text and "isinstance(n," not in text, "baselined findings left alone"
+    assert run("-m", "lint_rules", cwd=package).returncode == 0
