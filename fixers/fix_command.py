@@ -67,8 +67,8 @@ def run(argv: Sequence[str] | None) -> int:
     for outcome in fix_paths(args.paths, settings, mode, args.jobs):
         report.add(outcome)
         if outcome.diff:
-            sys.stdout.write(outcome.diff)
-            sys.stdout.flush()  # before this file's findings on stderr, when both go to one terminal or pipe
+            sys.stdout.buffer.write(outcome.diff)  # the file's own bytes, whatever its encoding
+            sys.stdout.buffer.flush()  # before this file's findings on stderr, when both go to one terminal or pipe
         outside += bool(outcome.diff) and is_outside(patch_name(outcome.path))
         if args.format == "text":
             findings_stream.write(report.text_lines(outcome))

@@ -35,7 +35,8 @@ class FileOutcome:
     """What the engine reported before any change."""
     applied: frozenset[FixPlan] = frozenset()
     """The plans carried out (or, with --diff/--check, that would be)."""
-    diff: str = ""
+    diff: bytes = b""
+    """With --diff: the patch, in the file's own bytes."""
     error: str = ""
     origin_lines: tuple[tuple[int, str], ...] = ()
     fingerprints: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
@@ -79,15 +80,14 @@ def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcom
     if checked.error or not plans:
         return outcome
     try:
-        new_text = carry_out(source.text, plans, source.path, settings, tree)
+        new_raw = source.encode(carry_out(source.text, plans, source.path, settings, tree))
     except Exception as error:  # a refused rewrite, or an internal error: this file's problem alone
         reason = str(error) if isinstance(error, FixError) else internal_error(error)
         return dataclasses.replace(outcome, error=f"{reason}; file left untouched")
-    bom = "\ufeff" if source.has_bom else ""
-    diff = unified_diff(source.path, source.text, new_text, bom) if mode is Mode.DIFF else ""
+    diff = unified_diff(source.path, source.raw, new_raw) if mode is Mode.DIFF else b""
     if mode is Mode.WRITE:
         try:
-            atomic_write(source.path, source.encode(new_text))
+            atomic_write(source.path, new_raw)
         except OSError as error:
             return dataclasses.replace(outcome, error=f"cannot write: {error.strerror or error}; file left untouched")
     return dataclasses.replace(outcome, applied=frozenset(plans), diff=diff)
