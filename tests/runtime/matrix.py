@@ -13,7 +13,13 @@ package index, with the venv's torch (never another one):
    (``scenarios.py``, the runtime tests' runner);
 5. compare: ``next_sequence_length`` and every guarded value are ints with the copy,
    the tokens are identical, the Dynamo counters (frames, graphs, graph breaks and
-   recompiles with their reasons) are equal.
+   recompiles with their reasons) are equal;
+6. run the decode loops of ``vl_scenarios.py`` (Qwen2-VL through
+   ``compute_3d_position_ids``, XGLM computing its own positions) with the release and
+   the copy, compiled, eager and with an int length (the reference tokens): the copy's
+   runs finish with the reference tokens, the release may only fail with its own
+   ``arange`` TypeError, and the fixer's device rewrite only removes frames, graphs,
+   graph breaks and recompiles (``seqlen_runtime.decode_loop_verdict``).
 
 Writes ``RESULTS.md`` (one row per release) and ``RESULTS.json`` (what the table is
 made from) beside this file, and exits 1 when the fix changes tokens or compilation
@@ -271,12 +277,41 @@ def run_release(jobs: rt.Jobs, version: str) -> dict:
             row["scenarios"][scenario] = result
             row["problems"] += [f"{scenario}: {p}" for p in result["problems"]]
             row["notes"] += [f"{scenario}: {n}" for n in result["notes"]]
+    row["decode_loops"] = decode_loops(jobs, version, row)
     row["notes"] += behaviour_notes(row)
     row["cache_keyword"] = cache_keyword(rewrite.release)
     if row["problems"]:
         row["status"] = "fail"
     row["seconds"] = round(time.perf_counter() - start, 1)
     return row
+
+
+def decode_loops(jobs: rt.Jobs, version: str, row: dict) -> dict:
+    """The decode-loop verdicts of one release; problems and the release's own crashes go into the row."""
+    try:
+        docs = {variant: jobs.decode_loops(version, variant) for variant in rt.VARIANTS}
+    except rt.JobFailed as exc:
+        row["problems"].append(f"decode loops subprocess failed: {str(exc)[-1500:]}")
+        return {}
+    verdicts = {}
+    for scenario in rt.DECODE_LOOPS:
+        verdict = rt.decode_loop_verdict(docs, scenario)
+        verdicts[scenario] = verdict
+        row["problems"] += [f"{scenario} loop: {p}" for p in verdict["problems"]]
+        if verdict["release_crash"]:
+            row["notes"].append(f"{scenario} loop: the release raises {next(iter(verdict['release_crash'].values()))}")
+    return verdicts
+
+
+def _decode_loops_cell(verdicts: dict) -> str:
+    cells = []
+    for scenario, verdict in verdicts.items():
+        removed = verdict["removed"]
+        if verdict["release_crash"]:
+            cells.append(f"{scenario}: release raises, rewrite runs")
+        elif removed:
+            cells.append(f"{scenario}: -{removed['graph_breaks']} breaks, -{removed['recompiles']} recompiles")
+    return "; ".join(cells) or "not run"
 
 
 def cache_keyword(release: rt.Release) -> str | None:
@@ -352,15 +387,16 @@ def markdown(report: dict) -> str:
         "prefill of the later generate() calls (the first call sees an uninitialized cache), unmodified→rewritten (compiled; eager is the same unless a note says "
         "otherwise); whether the tokens are identical across unmodified/rewritten × compiled/eager; the "
         "rewritten package's Dynamo counters (equal to the unmodified one's unless marked **changed**); "
-        "each guard the eager run reached, with the type of its value before→after the guard.",
+        "each guard the eager run reached, with the type of its value before→after the guard. Decode loops: "
+        "what the device rewrite removed from the compiled decode loops (`vl_scenarios.py`).",
         "",
         "| release | status | fixer summary | imports | report (GPT-2, static cache on the generation config) "
-        "| continue_cache (Llama, a passed StaticCache) | cache keyword | notes |",
-        "|---|---|---|---|---|---|---|---|",
+        "| continue_cache (Llama, a passed StaticCache) | decode loops (device rewrite) | cache keyword | notes |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report["releases"]:
         if row["status"] == "cannot install":
-            lines.append(f"| {row['version']} | cannot install | | | | | | {row['reason']} |")
+            lines.append(f"| {row['version']} | cannot install | | | | | | | {row['reason']} |")
             continue
         imports = row.get("imports")
         import_cell = (
@@ -377,7 +413,8 @@ def markdown(report: dict) -> str:
         cells = [_scenario_cell(scenarios.get(s)) for s in SCENARIOS]
         keyword = f"`{row['cache_keyword']}=`" if row.get("cache_keyword") else "-"
         lines.append(
-            f"| {row['version']} | {status} | {summary} | {import_cell} | {cells[0]} | {cells[1]} | {keyword} | {notes} |"
+            f"| {row['version']} | {status} | {summary} | {import_cell} | {cells[0]} | {cells[1]} "
+            f"| {_decode_loops_cell(row.get('decode_loops', {}))} | {keyword} | {notes} |"
         )
     counts = Counter(row["status"] for row in report["releases"])
     lines += ["", "Totals: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + "."]

@@ -77,6 +77,7 @@ if __name__ == "__main__":
 import torch  # noqa: E402
 import torch._dynamo  # noqa: E402
 import transformers  # noqa: E402
+from seqlen_runtime import PROGRESS_PREFIX  # noqa: E402
 from torch._dynamo.utils import counters  # noqa: E402
 from transformers import StaticCache  # noqa: E402
 
@@ -424,7 +425,8 @@ SCENARIOS = {
 }
 
 
-def _counters_snapshot() -> dict:
+def counters_snapshot() -> dict:
+    """Dynamo's counters as JSON, with the reason of every recompile (also for vl_scenarios.py)."""
     snap = {k: {str(kk): vv for kk, vv in v.items()} for k, v in counters.items()}
     # why each recompile happened (guard failures), keyed by the compiled code's name
     failures = getattr(torch._dynamo.utils, "guard_failures", {})
@@ -435,7 +437,13 @@ def _counters_snapshot() -> dict:
     return snap
 
 
+def announce(name: str, mode: str) -> None:
+    """Tell the parent which run starts: a timeout names it (seqlen_runtime.run_scenario_script)."""
+    print(f"{PROGRESS_PREFIX}{name} ({mode})", file=sys.stderr, flush=True)
+
+
 def run(model_kind: str, name: str, mode: str, guard_sites: list[dict]) -> dict:
+    announce(name, mode)
     torch._dynamo.reset()  # between scenarios only, never between generate() calls
     counters.clear()
     model = make_model(model_kind)
@@ -459,7 +467,7 @@ def run(model_kind: str, name: str, mode: str, guard_sites: list[dict]) -> dict:
     if mode == "eager" and guard_sites:
         result["guarded_values"] = probe.results()
     if mode == "compiled":
-        result["counters"] = _counters_snapshot()
+        result["counters"] = counters_snapshot()
     return result
 
 

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,9 +42,22 @@ from filelock import FileLock, Timeout
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 SCENARIOS_SCRIPT = HERE / "scenarios.py"
-# Generous: a cold Inductor compile of one model's graphs takes 1-3 minutes on 2 busy cores.
-SUBPROCESS_TIMEOUT_S = 1200
+DECODE_LOOPS_SCRIPT = HERE / "vl_scenarios.py"
+DECODE_LOOPS = ("text", "image", "positions")
+"""vl_scenarios.py's decode loops: Qwen2-VL through compute_3d_position_ids (text, image) and a text
+model computing its positions with torch.arange(past, past + n, ...) (positions)."""
+DECODE_MODES = ("compiled", "eager", "reference")
+# Time limits sized to the work: a subprocess gets STARTUP_S (imports, model build) plus
+# RUN_S for every (scenario, mode) run it does. A cold Inductor compile of one model's graphs
+# takes 1-3 minutes on 2 idle cores, a whole scenario (compiled and eager) up to 4 minutes on
+# 2 cores loaded by other jobs; RUN_S leaves three times that per run.
+STARTUP_S = 300
+RUN_S = 360
+SUBPROCESS_TIMEOUT_S = STARTUP_S + RUN_S
+"""One run: e.g. the import probe of matrix.py."""
 FIXER_TIMEOUT_S = 1200
+PROGRESS_PREFIX = "seqlen-runtime: running "
+"""Scenario scripts print this and the (scenario, mode) they start to stderr: a timeout names it."""
 
 VENV_VERSION = "5.5.3"  # pinned by the project's test extra
 NEWEST_VERSION = "5.24.0"  # newest 5.x, built into .runtime/ by build_envs.py
@@ -264,6 +278,113 @@ def compile_profile(counters: dict) -> dict:
     }
 
 
+# --------------------------------------------------------------------------- subprocesses
+
+
+def subprocess_env(cache_dir: Path) -> dict[str, str]:
+    """The environment of every scenario subprocess: one FX graph / AOT autograd cache for all
+    (the rewritten package's runs reuse the kernels compiled for the unmodified one), no hub,
+    nothing from PYTHONPATH."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.update(
+        TORCHINDUCTOR_CACHE_DIR=str(cache_dir),
+        TORCHINDUCTOR_FX_GRAPH_CACHE="1",
+        TORCHINDUCTOR_AUTOGRAD_CACHE="1",
+        TOKENIZERS_PARALLELISM="false",
+        HF_HUB_OFFLINE="1",
+    )
+    return env
+
+
+def job_timeout(runs: int) -> int:
+    """The time limit of a subprocess doing `runs` (scenario, mode) runs."""
+    return STARTUP_S + RUN_S * max(runs, 1)
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    """What a scenario subprocess did: `failure` is None when it exited 0."""
+
+    failure: str | None
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_scenario_script(cmd: list[str], cwd: Path, cache_dir: Path, runs: int, timeout: int | None = None) -> ScriptRun:
+    """Run a scenario script with `subprocess_env` and a limit sized to its `runs` (or `timeout`);
+    a timeout says which scenario and mode was running (the last one the script announced)."""
+    timeout = timeout or job_timeout(runs)
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            cmd, cwd=cwd, env=subprocess_env(cache_dir), capture_output=True, text=True, timeout=timeout
+        )
+        failure = None if proc.returncode == 0 else f"exited {proc.returncode}"
+        stdout, stderr = proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        stdout, stderr = as_text(exc.stdout), as_text(exc.stderr)
+        failure = f"timed out after {timeout}s ({runs} runs) while running {last_announced(stderr)}"
+    return ScriptRun(failure, stdout, stderr, time.perf_counter() - start)
+
+
+def as_text(output: str | bytes | None) -> str:
+    """Partial output of a killed subprocess: bytes on POSIX even with text=True."""
+    if isinstance(output, bytes):
+        return output.decode("utf-8", errors="replace")
+    return output or ""
+
+
+def last_announced(stderr: str) -> str:
+    announced = [line[len(PROGRESS_PREFIX) :] for line in stderr.splitlines() if line.startswith(PROGRESS_PREFIX)]
+    return announced[-1] if announced else "its start-up (no scenario had started)"
+
+
+# --------------------------------------------------------------------------- decode loops
+
+COUNTED = ("frames_total", "unique_graphs", "graph_breaks", "recompiles")
+"""What the device rewrite may only lower, never raise."""
+
+
+def release_crash(error: str | None) -> bool:
+    """The unmodified release's own failure on a tensor length: `torch.arange(tensor([p]), ...)`."""
+    return bool(error) and error.startswith("TypeError: arange()")
+
+
+def decode_loop_verdict(docs: dict, scenario: str) -> dict:
+    """One decode-loop scenario, unmodified against rewritten: the rewritten runs all finish with the
+    reference tokens (eager, the length an int); the unmodified release may only fail with its own
+    `arange` TypeError; the rewrite only removes frames, graphs, graph breaks and recompiles."""
+    runs = {variant: docs[variant]["scenarios"][scenario] for variant in VARIANTS}
+    reference = runs["unmodified"]["reference"]
+    problems: list[str] = []
+    if reference["error"]:
+        problems.append(f"the reference run failed: {reference['error'][:300]}")
+    crashes = {}
+    for variant, mode_runs in runs.items():
+        for mode, run in mode_runs.items():
+            if run["error"] and variant == "unmodified" and release_crash(run["error"]):
+                crashes[mode] = run["error"].splitlines()[0][:120]
+            elif run["error"]:
+                problems.append(f"{variant} {mode} failed: {run['error'][:300]}")
+            elif run["tokens"] != reference.get("tokens"):
+                problems.append(f"{variant} {mode}: tokens differ from the reference (margin {run['min_margin']})")
+    profiles = {
+        variant: compile_profile(mode_runs["compiled"]["counters"])
+        for variant, mode_runs in runs.items()
+        if not mode_runs["compiled"]["error"]
+    }
+    removed = {}
+    if len(profiles) == 2:
+        before, after = profiles["unmodified"], profiles["rewritten"]
+        removed = {key: before[key] - after[key] for key in COUNTED}
+        problems += [f"the rewrite adds {-n} {key}" for key, n in removed.items() if n < 0]
+        extra = Counter(after["graph_break_reasons"]) - Counter(before["graph_break_reasons"])
+        problems += [f"new graph break: {reason}" for reason in extra]
+    return {"problems": problems, "removed": removed, "release_crash": crashes, "profiles": profiles}
+
+
 # --------------------------------------------------------------------------- jobs
 
 
@@ -398,17 +519,6 @@ class Jobs:
 
         def work() -> None:
             tmp = self.shared / f"{name}.out"
-            env = dict(os.environ)
-            env.pop("PYTHONPATH", None)
-            env.update(
-                # one FX graph / AOT autograd cache for all subprocesses: the rewritten
-                # package's runs reuse the kernels compiled for the unmodified one
-                TORCHINDUCTOR_CACHE_DIR=str(self.cache_dir),
-                TORCHINDUCTOR_FX_GRAPH_CACHE="1",
-                TORCHINDUCTOR_AUTOGRAD_CACHE="1",
-                TOKENIZERS_PARALLELISM="false",
-                HF_HUB_OFFLINE="1",
-            )
             cmd = [sys.executable, str(SCENARIOS_SCRIPT), "--model", model, "--out", str(tmp)]
             for p in paths:
                 cmd += ["--path", str(p)]
@@ -419,16 +529,8 @@ class Jobs:
                 guards = self.shared / f"{name}.guards.json"
                 guards.write_text(json.dumps(guard_sites(rewritten.package, rewritten.changed)))
                 cmd += ["--guards", str(guards)]
-            start = time.perf_counter()
-            try:
-                proc = subprocess.run(
-                    cmd, cwd=self.shared, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S
-                )
-                failure = None if proc.returncode == 0 else f"exited {proc.returncode}"
-                stdout, stderr = proc.stdout, proc.stderr
-            except subprocess.TimeoutExpired as exc:
-                failure, stdout, stderr = f"timed out after {SUBPROCESS_TIMEOUT_S}s", str(exc.stdout), str(exc.stderr)
-            seconds = time.perf_counter() - start
+            ran = run_scenario_script(cmd, self.shared, self.cache_dir, runs=len(group) * 2)
+            failure, stdout, stderr, seconds = ran.failure, ran.stdout, ran.stderr, ran.seconds
             if failure is None:
                 doc = json.loads(tmp.read_text())
                 tmp.unlink()
@@ -444,6 +546,47 @@ class Jobs:
 
         if not self._run_once(name, record, work, wait):
             return None
+        doc = json.loads(record.read_text())
+        if "failed" in doc:
+            raise JobFailed(doc["failed"])
+        return doc
+
+    # -- decode loops (vl_scenarios.py) -------------------------------------------------
+
+    def decode_loops(self, version: str, variant: str, scenarios: Iterable[str] = DECODE_LOOPS) -> dict:
+        """vl_scenarios.py on one release / variant, once per pytest run (also under xdist)."""
+        release = self.releases[version]
+        paths, package, rewritten = list(release.paths), release.package, None
+        if variant == "rewritten":
+            rewritten = self.rewrite(version)
+            assert rewritten is not None
+            if rewritten.returncode not in (0, 1) or rewritten.findings is None:
+                raise JobFailed(
+                    f"the fixer failed on {version} (exit {rewritten.returncode}):\n{rewritten.stderr[-4000:]}"
+                )
+            paths, package = [rewritten.root, *release.paths], rewritten.package
+        scenarios = list(scenarios)
+        name = f"decode-loops-{version}-{variant}-{'-'.join(scenarios)}"
+        record = self.shared / f"{name}.json"
+
+        def work() -> None:
+            out = self.shared / f"{name}.out"
+            cmd = [sys.executable, str(DECODE_LOOPS_SCRIPT), "--out", str(out), "--modes", ",".join(DECODE_MODES)]
+            cmd += [arg for p in paths for arg in ("--path", str(p))]
+            cmd += [arg for s in scenarios for arg in ("--scenario", s)]
+            ran = run_scenario_script(cmd, self.shared, self.cache_dir, runs=len(scenarios) * len(DECODE_MODES))
+            if ran.failure is None:
+                doc = json.loads(out.read_text())
+                out.unlink()
+            else:
+                doc = {"failed": f"{' '.join(cmd)}: {ran.failure}\nstderr:\n{ran.stderr[-8000:]}"}
+            doc["wall_seconds"] = round(ran.seconds, 1)
+            doc["expected_package"] = str(package.resolve())
+            if rewritten is not None:
+                doc["tree_unchanged_since_fixer"] = tree_digests(rewritten.package) == rewritten.digests
+            record.write_text(json.dumps(doc))
+
+        self._run_once(name, record, work, wait=True)
         doc = json.loads(record.read_text())
         if "failed" in doc:
             raise JobFailed(doc["failed"])

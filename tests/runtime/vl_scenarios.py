@@ -1,4 +1,4 @@
-"""Qwen2-VL scenario runner for the runtime tests (run in a subprocess).
+"""Decode-loop scenario runner (Qwen2-VL and a text model) for the runtime tests (run in a subprocess).
 
 ``generate()`` never reaches ``Qwen2VLModel.compute_3d_position_ids`` inside the
 compiled ``forward``: it always passes ``position_ids``, computed on the host by
@@ -28,9 +28,18 @@ Scenarios (each: a StaticCache, two passes of prefill + DECODE_STEPS decode step
   function never looks at the length: no graph break there;
 - ``image``: a prompt with one image (``pixel_values``, ``image_grid_thw``,
   ``mm_token_type_ids``); the decode steps take the ``rope_deltas`` branch, which
-  compares the length with 0 and passes it to ``torch.arange``. 5.5.3's
-  shape-(1,) length makes that ``arange`` raise a TypeError, so the test runs
-  this scenario on 5.24.0 only.
+  compares the length with 0 and passes it to ``torch.arange(cache_length,
+  cache_length + seq_length)``. 5.5.3's shape-(1,) length makes that ``arange``
+  raise a TypeError in the unmodified release; the fixer's device rewrite
+  (``torch.arange(seq_length, device=inputs_embeds.device) + cache_length``) runs;
+- ``positions``: a text model (tiny XGLM) whose ``forward`` computes its position
+  ids as ``torch.arange(past, past + n, dtype=torch.long, device=...)`` when none
+  are passed, in the same decode loop: the same crash on 5.5.3, a graph break on
+  5.24.0, both gone with the rewrite.
+
+Modes: ``compiled`` (Inductor), ``eager``, and ``reference``: eager, with the
+cache's ``get_seq_length()`` turned into a Python int (what a host guard gives),
+the tokens every other run must produce.
 
 Usage::
 
@@ -49,8 +58,8 @@ import traceback
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="seqlen-guard Qwen2-VL runtime scenarios")
-    parser.add_argument("--scenario", action="append", required=True, choices=("text", "image"))
+    parser = argparse.ArgumentParser(description="seqlen-guard decode-loop runtime scenarios")
+    parser.add_argument("--scenario", action="append", required=True, choices=("text", "image", "positions"))
     parser.add_argument("--path", action="append", default=[], help="directory to put in front of sys.path")
     parser.add_argument("--modes", default="compiled,eager")
     parser.add_argument("--out", required=True, help="write JSON here")
@@ -66,9 +75,15 @@ if __name__ == "__main__":
 import torch  # noqa: E402
 import torch._dynamo  # noqa: E402
 import transformers  # noqa: E402
-from scenarios import SEED, VOCAB, _counters_snapshot, prompts  # noqa: E402
+from scenarios import SEED, VOCAB, announce, counters_snapshot, prompts  # noqa: E402
 from torch._dynamo.utils import counters, get_traced_code  # noqa: E402
-from transformers import Qwen2VLConfig, Qwen2VLForConditionalGeneration, StaticCache  # noqa: E402
+from transformers import (  # noqa: E402
+    Qwen2VLConfig,
+    Qwen2VLForConditionalGeneration,
+    StaticCache,
+    XGLMConfig,
+    XGLMForCausalLM,
+)
 
 FUNCTION = "compute_3d_position_ids"
 DECODE_STEPS = 3
@@ -79,6 +94,26 @@ IMAGE, VIDEO, VISION_START, VISION_END = VOCAB, VOCAB + 1, VOCAB + 2, VOCAB + 3
 # one image of 1 x 4 x 4 patches: 16 patches, 4 tokens after the 2 x 2 merge
 GRID_THW = (1, 4, 4)
 PATCH, TEMPORAL_PATCH, MERGE, CHANNELS = 2, 2, 2, 3
+
+
+def make_text_model() -> XGLMForCausalLM:
+    """A tiny XGLM: its forward computes positions with torch.arange(past, past + n, ...)."""
+    torch.manual_seed(SEED)
+    config = XGLMConfig(
+        vocab_size=VOCAB + 8,
+        d_model=64,
+        ffn_dim=128,
+        num_layers=2,
+        attention_heads=4,
+        max_position_embeddings=64,
+        dropout=0.0,
+        attention_dropout=0.0,
+        init_std=0.2,  # wide logit spread: greedy argmax far from ties
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=0,
+    )
+    return XGLMForCausalLM(config).eval()
 
 
 def make_model() -> Qwen2VLForConditionalGeneration:
@@ -206,10 +241,21 @@ class Loop:
         return tokens
 
 
-def scenario(model, name: str) -> tuple[list[list[int]], Loop]:
+def with_int_length(cache: StaticCache) -> StaticCache:
+    """The cache's length as a Python int, as a host-side guard makes it: the reference run."""
+    for method in ("get_seq_length", "get_query_offset"):
+        original = getattr(cache, method, None)
+        if original is not None:
+            setattr(cache, method, functools.wraps(original)(lambda *a, _f=original, **k: int(_f(*a, **k))))
+    return cache
+
+
+def scenario(model, name: str, int_length: bool = False) -> tuple[list[list[int]], Loop]:
     inputs = image_inputs() if name == "image" else {"input_ids": prompts(1)[0]}
     loop = Loop(model)
     cache = StaticCache(config=model.config, max_cache_len=MAX_CACHE_LEN)
+    if int_length:
+        cache = with_int_length(cache)
     passes = []
     for i in range(PASSES):
         if i:
@@ -219,19 +265,21 @@ def scenario(model, name: str) -> tuple[list[list[int]], Loop]:
 
 
 def run(name: str, mode: str) -> dict:
+    announce(name, mode)
     torch._dynamo.reset()
     counters.clear()
-    model = make_model()
+    vl = name != "positions"
+    model = make_model() if vl else make_text_model()
     traced = calls = None
     if mode == "compiled":
         traced = TracedCode()
         model.forward = torch.compile(model.forward, backend=traced)
-    else:
+    elif vl:
         calls = count_calls(model)
     result: dict = {"error": None}
     try:
         with torch.no_grad():
-            tokens, loop = scenario(model, name)
+            tokens, loop = scenario(model, name, int_length=mode == "reference")
         result.update(tokens=tokens, forwards=loop.forwards, min_margin=min(loop.margins))
     except Exception as exc:  # reported, the test decides
         result["error"] = f"{type(exc).__name__}: {exc}"
@@ -240,7 +288,7 @@ def run(name: str, mode: str) -> dict:
         result["position_id_calls"] = calls[0]
     if traced is not None:
         result["traced"] = sorted(traced.seen)
-        result["counters"] = _counters_snapshot()
+        result["counters"] = counters_snapshot()
     return result
 
 
@@ -250,6 +298,7 @@ def main() -> int:
         "transformers_version": transformers.__version__,
         "transformers_file": os.path.realpath(transformers.__file__),
         "modeling_file": os.path.realpath(inspect.getfile(Qwen2VLForConditionalGeneration)),
+        "text_modeling_file": os.path.realpath(inspect.getfile(XGLMForCausalLM)),
         "scenarios": {},
     }
     modes = [m for m in ARGS.modes.split(",") if m]
