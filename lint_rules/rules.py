@@ -413,10 +413,14 @@ SLG004 = _register(
         code="SLG004",
         name="tensor-length-truth-test",
         summary="Python control flow on a tensor-valued length",
-        uses=(("truth", "Python truth test on `{expr}`"),),
+        uses=(
+            ("truth", "Python truth test on `{expr}`"),
+            ("match", "`match` on `{expr}`: its `case` patterns compare it in Python"),
+        ),
         what_it_does=(
             "Checks for a `get_seq_length()` result tested for truth: `if`/`elif`/`while`/`assert`, conditional "
-            "expressions, `and`/`or`/`not`, comparisons such as `n > 0` used as a condition, `n or 0`."
+            "expressions, `and`/`or`/`not`, comparisons such as `n > 0` used as a condition, `n or 0`, and "
+            "`match n:` with value patterns (`case 0:`)."
         ),
         why_bad=(
             "`bool()` of a tensor is an implicit device sync, and under `torch.compile` a data-dependent branch: "

@@ -54,6 +54,10 @@ def uses_in(scope: Scope, module: ModuleFacts) -> Iterable[Use]:
 
 
 def to_findings(uses: Iterable[Use], source: SourceText, path: str) -> Iterator[Finding]:
+    uses = list(uses)
+    for use in uses:
+        if isinstance(use.origin, Origin):
+            use.origin.reported = True
     for use in uses:
         if isinstance(use.origin, Origin):
             yield to_finding(use, use.origin, source, path)

@@ -60,6 +60,8 @@ class CallGraph:
             return []
         if is_super_call(receiver) and cls is not None:
             return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
+        if isinstance(receiver, ast.Name) and receiver.id in self.definitions.classes:
+            return self.methods_in_family(self.definitions.classes[receiver.id], func.attr, with_overrides=False)
         attribute_class = self.attribute_class(receiver, cls)
         if attribute_class is not None:
             return self.methods_in_family(attribute_class, func.attr, with_overrides)

@@ -91,6 +91,41 @@ def method_name(call: ast.Call) -> str:
     return call.func.attr if isinstance(call.func, ast.Attribute) else ""
 
 
+def getter_name(call: ast.Call) -> str:
+    """The method a call runs on a receiver: `obj.m()` and `getattr(obj, "m"[, default])()` -> "m"."""
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    fetched = getattr_of(call.func)
+    return fetched[1] if fetched else ""
+
+
+def getter_receiver(call: ast.Call) -> ast.expr | None:
+    """The receiver of `obj.m()` or `getattr(obj, "m")()`."""
+    if isinstance(call.func, ast.Attribute):
+        return call.func.value
+    fetched = getattr_of(call.func)
+    return fetched[0] if fetched else None
+
+
+def getattr_of(node: ast.expr) -> tuple[ast.expr, str] | None:
+    """`getattr(obj, "name")` or `getattr(obj, "name", default)` -> (obj, "name")."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"):
+        return None
+    if node.keywords or len(node.args) not in (2, 3):
+        return None
+    receiver, name = node.args[0], node.args[1]
+    if isinstance(receiver, ast.Starred) or not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return None
+    return receiver, name.value
+
+
+def callee_label(call: ast.Call) -> str:
+    """The last name of what a call runs: `f()` -> "f", `obj.m()` -> "m", `getattr(obj, "m")()` -> "m"."""
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    return getter_name(call)
+
+
 def is_int_annotation(annotation: ast.expr | None) -> bool:
     """`int`, `int | None`, `Optional[int]`, `"int"`."""
     if annotation is None:
@@ -192,3 +227,27 @@ def unpack_size(argument: ast.expr) -> list[ast.expr]:
     if isinstance(argument, ast.Starred):
         return []
     return [argument]
+
+
+def unpacked_pairs(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr | None]] | None:
+    """`a, b = x, y` and `a, *rest = x, y, z`: each target with its own value (None for a starred
+    target, which gets a list of the values left over); None when the value is not a display that
+    lines up with the target."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return None
+    if any(isinstance(element, ast.Starred) for element in value.elts):
+        return None
+    starred = [index for index, element in enumerate(target.elts) if isinstance(element, ast.Starred)]
+    if not starred:
+        if len(target.elts) != len(value.elts):
+            return None
+        return list(zip(target.elts, value.elts, strict=True))
+    if len(starred) > 1 or len(value.elts) < len(target.elts) - 1:
+        return None
+    star = starred[0]
+    after = len(target.elts) - star - 1
+    pairs: list[tuple[ast.expr, ast.expr | None]] = list(zip(target.elts[:star], value.elts[:star], strict=True))
+    pairs.append((target.elts[star], None))
+    if after:
+        pairs += list(zip(target.elts[star + 1 :], value.elts[-after:], strict=True))
+    return pairs

@@ -9,14 +9,22 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lint_rules.engine.definitions import first_line_of
-from lint_rules.engine.expressions import dotted_name
+from lint_rules.engine.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
 from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+OtherSourcePlan = Callable[[ast.Call], "FixPlan | None"]
+"""The plan of another reported source call (None for any other call): hoisted together, in order."""
+
+
+def no_other_sources(call: ast.Call) -> FixPlan | None:
+    return None
+
+
 EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
@@ -68,6 +76,7 @@ def plan_fix(
     result_targets: list[ast.expr],
     source_methods: frozenset[str],
     used_in_own_statement: bool = False,
+    other_source_plan: OtherSourcePlan = no_other_sources,
 ) -> FixPlan:
     """Guard the call's binding; else hoist the call; else guard what its statement computes from it.
 
@@ -81,7 +90,9 @@ def plan_fix(
     if targets is not None and not used_in_own_statement:
         plan = guard_plan(call, statement, targets, source)
     else:
-        plan = hoist_plan(call, statement, parents, owner, source, source_methods)
+        safety = FixSafety.UNSAFE if unsafe_because else FixSafety.SAFE
+        hoisted_with = hoisted_before(call, statement, other_source_plan, safety)
+        plan = hoist_plan(call, statement, parents, owner, source, source_methods, hoisted_with)
         if plan.kind is FixKind.NONE and result_targets and isinstance(statement, SIMPLE_BINDINGS):
             plan = guard_plan(call, statement, result_targets, source)
     plan = dataclasses.replace(plan, scope_lines=scope_lines(owner))
@@ -104,7 +115,7 @@ def bound_targets(call: ast.Call, parents: dict[int, ast.AST], statement: ast.st
     """The targets the call's value is bound to as a whole (through conditional-expression arms)."""
     value: ast.expr = call
     parent = parents.get(id(value))
-    while isinstance(parent, ast.IfExp) and value is not parent.test:
+    while (isinstance(parent, ast.IfExp) and value is not parent.test) or isinstance(parent, ast.Await):
         value = parent
         parent = parents.get(id(value))
     if parent is statement and isinstance(statement, ast.Assign):
@@ -117,15 +128,22 @@ def bound_targets(call: ast.Call, parents: dict[int, ast.AST], statement: ast.st
 
 
 def unpacked_targets(statement: ast.Assign, position: int) -> list[ast.expr] | None:
+    """The targets that the value at `position` of the statement's tuple is bound to (each target a
+    tuple that lines up with it); None if one of them is starred at that place or does not line up."""
     value = statement.value
-    assert isinstance(value, ast.Tuple)
     found = []
     for target in statement.targets:
-        if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != len(value.elts):
+        pairs = unpacked_pairs(target, value)
+        if pairs is None:
             return None
-        if any(isinstance(element, ast.Starred) for element in target.elts):
+        matched = (
+            [element for element, paired in pairs if paired is value.elts[position]]
+            if isinstance(value, ast.Tuple)
+            else []
+        )
+        if not matched:
             return None
-        found.append(target.elts[position])
+        found.extend(matched)
     return found
 
 
@@ -148,8 +166,9 @@ def hoist_plan(
     owner: ast.AST,
     source: SourceText,
     source_methods: frozenset[str],
+    hoisted_with: frozenset[int] = frozenset(),
 ) -> FixPlan:
-    reason = hoist_refusal(call, statement, parents, source, source_methods)
+    reason = hoist_refusal(call, statement, parents, source, source_methods, hoisted_with)
     if reason:
         return no_fix(call, statement, source, reason)
     name = fresh_name(call, owner)
@@ -160,8 +179,29 @@ def no_fix(call: ast.Call, statement: ast.stmt, source: SourceText, reason: str)
     return FixPlan(FixKind.NONE, FixSafety.NONE, source.span(statement), source.span(call), reason=reason)
 
 
+def hoisted_before(
+    call: ast.Call, statement: ast.stmt, other_source_plan: OtherSourcePlan, safety: FixSafety
+) -> frozenset[int]:
+    """The nodes of the earlier source calls of the statement that are hoisted, in order, with the
+    same safety as this one: moving this call after them keeps the order of evaluation."""
+    position = (call.lineno, call.col_offset)
+    moved: set[int] = set()
+    for node in evaluated_before_targets(statement):
+        if not isinstance(node, ast.Call) or node is call or (node.lineno, node.col_offset) >= position:
+            continue
+        plan = other_source_plan(node)
+        if plan is not None and plan.kind is FixKind.HOIST and plan.safety is safety:
+            moved |= {id(inner) for inner in ast.walk(node)}
+    return frozenset(moved)
+
+
 def hoist_refusal(
-    call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], source: SourceText, source_methods: frozenset[str]
+    call: ast.Call,
+    statement: ast.stmt,
+    parents: dict[int, ast.AST],
+    source: SourceText,
+    source_methods: frozenset[str],
+    hoisted_with: frozenset[int] = frozenset(),
 ) -> str:
     """Why moving the call in front of its statement could change what the code does ("" if it cannot)."""
     child: ast.AST = call
@@ -174,7 +214,7 @@ def hoist_refusal(
     reason = statement_refusal(child, statement, source)
     if reason:
         return reason
-    earlier = first_earlier_effect(call, statement, parents, source_methods)
+    earlier = first_earlier_effect(call, statement, parents, source_methods, hoisted_with)
     if earlier is not None:
         return f"hoisting it would move it before `{ast.unparse(earlier)}`, which runs first"
     return ""
@@ -183,6 +223,8 @@ def hoist_refusal(
 def nested_refusal(child: ast.AST, parent: ast.AST) -> str:
     if isinstance(parent, ast.Lambda):
         return "the call is inside a lambda"
+    if isinstance(parent, ast.Await):
+        return "the call is awaited: the length is what `await` gives, not the call's value"
     if isinstance(parent, (COMPREHENSIONS, ast.comprehension)):
         return "the call is inside a comprehension"
     if isinstance(parent, ast.IfExp) and child is not parent.test:
@@ -209,9 +251,14 @@ def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -
 
 
 def first_earlier_effect(
-    call: ast.Call, statement: ast.stmt, parents: dict[int, ast.AST], source_methods: frozenset[str]
+    call: ast.Call,
+    statement: ast.stmt,
+    parents: dict[int, ast.AST],
+    source_methods: frozenset[str],
+    hoisted_with: frozenset[int] = frozenset(),
 ) -> ast.AST | None:
-    """A call, await, yield or walrus that the statement evaluates before the source call."""
+    """A call, await, yield or walrus that the statement evaluates before the source call (and that is
+    not hoisted in front of it, in order, by an earlier fix)."""
     ancestors = set()
     node: ast.AST | None = call
     while node is not None:
@@ -220,7 +267,9 @@ def first_earlier_effect(
     inside_call = {id(node) for node in ast.walk(call)}
     position = (call.lineno, call.col_offset)
     for node in evaluated_before_targets(statement):
-        if id(node) in ancestors or id(node) in inside_call or not isinstance(node, EFFECTFUL):
+        if id(node) in ancestors or id(node) in inside_call or id(node) in hoisted_with:
+            continue
+        if not isinstance(node, EFFECTFUL):
             continue
         if is_source_getter(node, source_methods):
             continue
@@ -231,7 +280,7 @@ def first_earlier_effect(
 
 def is_source_getter(node: ast.AST, source_methods: frozenset[str]) -> bool:
     """Another source call: a getter, hoisted along with this one or harmlessly moved past."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in source_methods
+    return isinstance(node, ast.Call) and getter_name(node) in source_methods
 
 
 def evaluated_before_targets(statement: ast.stmt) -> Iterator[ast.AST]:
@@ -254,15 +303,14 @@ def evaluated_before_targets(statement: ast.stmt) -> Iterator[ast.AST]:
 
 def fresh_name(call: ast.Call, owner: ast.AST) -> str:
     """A local name not used in the enclosing function, distinct for every call of the method in it."""
-    assert isinstance(call.func, ast.Attribute)
-    method = call.func.attr
-    base = method.removeprefix("get_") or "value"
+    method = callee_label(call)
+    base = method.lstrip("_").removeprefix("get_") or "value"
     taken = {node.id for node in ast.walk(owner) if isinstance(node, ast.Name)}
     taken |= {node.arg for node in ast.walk(owner) if isinstance(node, ast.arg)}
     calls = sorted(
         (node.lineno, node.col_offset)
         for node in ast.walk(owner)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+        if isinstance(node, ast.Call) and callee_label(node) == method
     )
     skip = calls.index((call.lineno, call.col_offset))
     for suffix in ["", *(f"_{number}" for number in range(2, 10_000))]:
@@ -272,4 +320,4 @@ def fresh_name(call: ast.Call, owner: ast.AST) -> str:
         if skip == 0:
             return candidate
         skip -= 1
-    raise AssertionError("no fresh name found")
+    return f"{base}_{len(taken) + 10_000}"

@@ -72,6 +72,8 @@ class ModuleFacts:
     ) -> Origin:
         origin = self.origins.get(id(call))
         if origin is None:
-            origin = Origin(call, method, statement, scope, self.source_methods, eager_only=eager_only)
+            origin = Origin(
+                call, method, statement, scope, self.source_methods, eager_only=eager_only, registry=self.origins
+            )
             self.origins[id(call)] = origin
         return origin

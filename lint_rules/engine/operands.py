@@ -46,7 +46,7 @@ def is_int_operand(node: ast.expr, state: State, scope: Scope, module: ModuleFac
             state.kinds.get(key) == INT or key in scope.int_typed_names
         )
     if isinstance(node, ast.Call):
-        return ex.method_name(node) in module.source_methods
+        return ex.getter_name(node) in module.source_methods
     if isinstance(node, ast.BinOp):
         return is_int_operand(node.left, state, scope, module) and is_int_operand(node.right, state, scope, module)
     if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):

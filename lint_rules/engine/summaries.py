@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
+from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import lines_mentioning
@@ -114,7 +115,7 @@ class Summaries:
         node = callee.node
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         positional = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
-        if binds_first_parameter(call, callee):
+        if binds_first_parameter(call, callee, self.module.definitions.classes):
             positional = positional[1:]
         pairs: list[tuple[ast.expr, str]] = []
         for argument, parameter in zip(call.args, positional, strict=False):
@@ -172,12 +173,18 @@ def summarize(scope: Scope, module: ModuleFacts, seeded: bool) -> Summary:
     )
 
 
-def binds_first_parameter(call: ast.Call, callee: Definition) -> bool:
-    """A method called through an instance or a class (`self.m(...)`, `obj.m(...)`, `C(...)` for
-    `__init__`) gets its first parameter bound; a static method or a plain function does not."""
+def binds_first_parameter(call: ast.Call, callee: Definition, classes: Mapping[str, ast.ClassDef]) -> bool:
+    """A method called through an instance (`self.m(...)`, `obj.m(...)`, `C(...)` for `__init__`) or a
+    class method called through its class gets its first parameter bound; a static method, a plain
+    function and an instance method called through its class (`C.m(obj, ...)`) do not."""
     if callee.enclosing_class is None:
         return False
-    node = callee.node
-    if any(getattr(decorator, "id", "") == "staticmethod" for decorator in node.decorator_list):
+    decorators = {ex.dotted_name(decorator) for decorator in callee.node.decorator_list}
+    if "staticmethod" in decorators:
         return False
-    return isinstance(call.func, ast.Attribute) or callee.name == "__init__"
+    if "classmethod" in decorators:
+        return isinstance(call.func, ast.Attribute)
+    if not isinstance(call.func, ast.Attribute):
+        return callee.name == "__init__"
+    receiver = call.func.value
+    return not (isinstance(receiver, ast.Name) and receiver.id in classes)

@@ -23,6 +23,8 @@ INT = "int"
 TENSOR = "tensor"
 INT_LENGTH_CACHE = "int-length-cache"
 """An object whose `get_seq_length()` is known to return an int (e.g. a `DynamicCache`)."""
+SOURCE_GETTER = "source-getter"
+"""A bound source method (`length = cache.get_seq_length`): calling it is a source."""
 EAGER_ONLY = "<eager only>"
 """A state key set where a test proved that nothing is being compiled (`if not is_compiling():`)."""
 
@@ -44,6 +46,10 @@ class Origin:
     """The value leaves the function: a guard would change what every caller gets."""
     eager_only: bool = False
     """Bound under `if not torch.compiler.is_compiling():`: a guard there never runs compiled."""
+    registry: dict[int, Origin] = dataclasses.field(default_factory=dict)
+    """Every origin of the module, by the id of its call: the other source calls of a statement."""
+    reported: bool = False
+    """A finding comes from it, so the fixer acts on its plan."""
     _plan: FixPlan | None = None
 
     @property
@@ -76,8 +82,15 @@ class Origin:
                 result_targets,
                 self.source_methods,
                 self.used_in_own_statement,
+                lambda call: self.other_source_plan(call, source),
             )
         return self._plan
+
+    def other_source_plan(self, call: ast.Call, source: SourceText) -> FixPlan | None:
+        other = self.registry.get(id(call))
+        if other is None or other is self or not other.reported or other.statement is not self.statement:
+            return None
+        return other.fix_plan(source)
 
 
 @dataclasses.dataclass(eq=False)

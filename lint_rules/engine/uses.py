@@ -53,6 +53,9 @@ class Uses:
     def truth_test(self, node: ast.expr, taint: Taint) -> None:
         self.report(node, SLG004, SLG004.detail("truth", expr=ast.unparse(node)), taint)
 
+    def match_subject(self, node: ast.expr, taint: Taint) -> None:
+        self.report(node, SLG004, SLG004.detail("match", expr=ast.unparse(node)), taint)
+
     def int_binding(self, value: ast.expr, taint: Taint, target: str, annotated: bool) -> None:
         """The binding itself breaks the contract: a guard right after it is the fix."""
         detail = SLG005.detail("annotated" if annotated else "bound", target=target)

@@ -11,7 +11,16 @@ from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow
 from lint_rules.engine.scopes import Scope
-from lint_rules.engine.taint import CLEAN, EAGER_ONLY, INT_LENGTH_CACHE, Origin, State, Taint, key_of
+from lint_rules.engine.taint import (
+    CLEAN,
+    EAGER_ONLY,
+    INT_LENGTH_CACHE,
+    SOURCE_GETTER,
+    Origin,
+    State,
+    Taint,
+    key_of,
+)
 from lint_rules.engine.uses import Uses
 
 ORDERING_COMPARISONS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
@@ -40,6 +49,8 @@ class ValueWalker:
             return self.attribute(node, state)
         if isinstance(node, ast.Call):
             return self.call(node, state)
+        if isinstance(node, ast.Await):
+            return self.value(node.value, state, consumed)
         if isinstance(node, ast.BinOp):
             return self.binary(node, state, consumed)
         if isinstance(node, ast.UnaryOp):
@@ -276,11 +287,18 @@ class ValueWalker:
         return taint
 
     def source_origin(self, node: ast.Call, state: State) -> Origin | None:
-        method = ex.method_name(node)
-        if method not in self.module.source_methods or self.statement is None:
+        """`obj.get_seq_length()`, `getattr(obj, "get_seq_length"[, default])()`, or a call of a name
+        bound to the method (`length = obj.get_seq_length` ... `length()`)."""
+        if self.statement is None:
             return None
-        assert isinstance(node.func, ast.Attribute)
-        if self.receiver_has_int_length(node.func.value, state):
+        method = ex.getter_name(node)
+        receiver = ex.getter_receiver(node)
+        if method in self.module.source_methods and receiver is not None:
+            if self.receiver_has_int_length(receiver, state):
+                return None
+        elif isinstance(node.func, ast.Name) and state.kinds.get(node.func.id) == SOURCE_GETTER:
+            method = node.func.id
+        else:
             return None
         eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
         return self.module.origin_for(node, method, self.statement, self.scope, eager)
@@ -301,7 +319,19 @@ class ValueWalker:
     # ----- what operands are (see `operands`) -------------------------------------------------
 
     def kind_of(self, node: ast.expr, state: State) -> str:
+        if self.is_source_getter(node, state):
+            return SOURCE_GETTER
         return operands.kind_of(node, state, self.scope, self.module)
+
+    def is_source_getter(self, node: ast.expr, state: State) -> bool:
+        """`obj.get_seq_length` or `getattr(obj, "get_seq_length")`, not called, on a receiver whose
+        length may be a tensor."""
+        fetched = ex.getattr_of(node)
+        if isinstance(node, ast.Attribute):
+            fetched = (node.value, node.attr)
+        if fetched is None or fetched[1] not in self.module.source_methods:
+            return False
+        return not self.receiver_has_int_length(fetched[0], state)
 
     def is_int_operand(self, node: ast.expr, state: State) -> bool:
         return operands.is_int_operand(node, state, self.scope, self.module)

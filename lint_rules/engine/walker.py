@@ -89,10 +89,13 @@ class FunctionWalker(ValueWalker):
     def walk_assign(
         self, targets: Sequence[ast.expr], value: ast.expr, state: State, following: Sequence[ast.stmt]
     ) -> None:
-        if len(targets) == 1 and is_pairwise_unpacking(targets[0], value):
-            assert isinstance(targets[0], (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
-            for element_target, element_value in zip(targets[0].elts, value.elts, strict=True):
-                self.walk_assign([element_target], element_value, state, following)
+        pairs = ex.unpacked_pairs(targets[0], value) if len(targets) == 1 else None
+        if pairs is not None:
+            for element_target, element_value in pairs:
+                if element_value is None:  # the starred target gets a list of the rest
+                    self.bind_target(element_target, CLEAN, "", state)
+                else:
+                    self.walk_assign([element_target], element_value, state, following)
             return
         taint = self.value(value, state)
         kind = self.kind_of(value, state)
@@ -174,7 +177,9 @@ class FunctionWalker(ValueWalker):
         return merged
 
     def walk_match(self, node: ast.Match, state: State) -> State | None:
-        self.value(node.subject, state)
+        taint = self.value(node.subject, state, consumed=True)
+        if taint and any(compares_by_value(case.pattern) for case in node.cases):
+            self.uses.match_subject(node.subject, taint)
         ends = []
         for case in node.cases:
             case_state = state.copy()
@@ -214,11 +219,12 @@ def definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDe
     return [*node.decorator_list, *node.args.defaults, *defaults]
 
 
-def is_pairwise_unpacking(target: ast.expr, value: ast.expr) -> bool:
-    """`a, b = x, y`: each target gets its own value."""
-    return (
-        isinstance(target, (ast.Tuple, ast.List))
-        and isinstance(value, (ast.Tuple, ast.List))
-        and len(target.elts) == len(value.elts)
-        and not any(isinstance(element, ast.Starred) for element in [*target.elts, *value.elts])
-    )
+def compares_by_value(pattern: ast.pattern) -> bool:
+    """A `case` pattern that compares the subject with `==` (`case 0:`, `case 1 | 2:`)."""
+    if isinstance(pattern, ast.MatchValue):
+        return True
+    if isinstance(pattern, ast.MatchOr):
+        return any(compares_by_value(option) for option in pattern.patterns)
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
+        return compares_by_value(pattern.pattern)
+    return False

@@ -1,0 +1,101 @@
+"""The generated matrix: every source form x every use context (`tests/source_use_matrix.py`), inline
+and after a binding. For each module:
+
+- the checker, the flake8 plugin and the fixer (default and `--unsafe-fixes`) run without an
+  exception, and the checker and the plugin report the same findings;
+- the engine reports exactly the rules the pair expects (or stays silent, for the stated reason);
+- each fixer run gives code that parses, has nothing left that this mode would fix, and does not
+  change on a second run; every finding the mode leaves says why.
+
+The whole matrix also goes through the three installed commands once, as files of one folder: no
+traceback, and the fixer's exit status is 0 or 1.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixers.fix_files import fix_text
+from fixers.fixing import is_applicable
+from lint_rules.checking import check_text
+from lint_rules.findings import FixKind, FixSafety
+from lint_rules.flake8_plugin import SeqlenGuardChecker
+from lint_rules.settings import Settings
+from tests.helpers_rewrite import cli_environment
+from tests.source_use_matrix import Case, cases
+
+CASES = cases()
+SAFE_ONLY = Settings()
+UNSAFE_TOO = Settings(unsafe_fixes=True)
+
+
+def test_the_matrix_is_valid_python_and_large() -> None:
+    for case in CASES:
+        ast.parse(case.module)
+    assert len(CASES) >= 900
+    for case in CASES:
+        assert case.expected_codes or case.silent_because, f"{case.id}: a silent pair says why"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_pair(case: Case) -> None:
+    checked = check_text("matrix.py", case.module, SAFE_ONLY)
+    assert not checked.error
+    findings = checked.findings
+    assert sorted({finding.code for finding in findings}) == sorted(case.expected_codes), describe(case, findings)
+    assert plugin_findings(case.module) == sorted((f.line, f.col, f.code) for f in findings)
+    for settings in (SAFE_ONLY, UNSAFE_TOO):
+        check_fix(case, settings)
+
+
+def check_fix(case: Case, settings: Settings) -> None:
+    findings = check_text("matrix.py", case.module, settings).findings
+    for finding in findings:
+        if not is_applicable(finding.fix, settings.unsafe_fixes):
+            assert finding.fix.reason, f"{case.id}: a finding left alone says why: {finding.message}"
+            assert finding.fix.kind is FixKind.NONE or finding.fix.safety is FixSafety.UNSAFE
+    fixed = fix_text("matrix.py", case.module, settings)
+    ast.parse(fixed)
+    left = check_text("matrix.py", fixed, settings).findings
+    assert not [finding for finding in left if is_applicable(finding.fix, settings.unsafe_fixes)]
+    assert fix_text("matrix.py", fixed, settings) == fixed, f"{case.id}: a second run changed more"
+
+
+def plugin_findings(text: str) -> list[tuple[int, int, str]]:
+    checker = SeqlenGuardChecker(ast.parse(text), text.splitlines(keepends=True), "matrix.py")
+    return sorted((line, col, message.split()[0]) for line, col, message, _ in checker.run())
+
+
+def describe(case: Case, findings: object) -> str:
+    return f"{case.id}\n{case.module}\n{findings}"
+
+
+@pytest.mark.slow
+def test_the_commands_on_the_whole_matrix(tmp_path: Path) -> None:
+    for index, case in enumerate(CASES):
+        (tmp_path / f"case_{index:04d}.py").write_text(case.module, encoding="utf-8")
+    environment = cli_environment()
+    for command in (["-m", "lint_rules"], ["-m", "flake8", "--select=SLG"], ["-m", "fixers.rewrite", "--check"]):
+        run = subprocess.run(
+            [sys.executable, *command, "."], cwd=tmp_path, capture_output=True, text=True, env=environment
+        )
+        assert "Traceback" not in run.stderr, run.stderr[-3000:]
+        assert run.returncode in (0, 1), (command, run.returncode, run.stderr[-3000:])
+        assert "SLG9" not in run.stdout + run.stderr, "an internal error was reported"
+    fixed = subprocess.run(
+        [sys.executable, "-m", "fixers.rewrite", "--unsafe-fixes", "."], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert fixed.returncode in (0, 1), fixed.stderr[-3000:]
+    again = subprocess.run(
+        [sys.executable, "-m", "fixers.rewrite", "--check", "--unsafe-fixes", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode in (0, 1)
+    assert " 0 fixable " in again.stderr or "0 fixable in 0 files" in again.stderr, again.stderr[-2000:]
