@@ -57,6 +57,9 @@ def test_offline_demo_falls_back_to_the_bundled_example(tmp_path: Path, no_index
     notes = [line for line in output.splitlines() if FALLBACK_NOTE in line]
     assert len(notes) == 1, output
     assert "examples/prefill_before.py:18:28: SLG001" in result.stdout
+    assert "fix.patch" not in output, "the demo writes no patch file"
+    finding_lines = [line for line in output.splitlines() if ": SLG" in line and "[" not in line]
+    assert len(finding_lines) == len(set(finding_lines)), "each finding printed once"
     assert "+    if isinstance(past_length, torch.Tensor):" in result.stdout
     compiled = [line for line in output.splitlines() if "[compiled region: forward method]" in line]
     assert any("[unsafe fix, not applied without --unsafe-fixes: the guard would add" in line for line in compiled)
@@ -81,3 +84,7 @@ def test_demo_fetches_transformers_and_shows_the_prefill_fix(tmp_path: Path) -> 
     again = run_demo(folder, {**dict(os.environ), "PIP_NO_INDEX": "1", "PIP_CONFIG_FILE": os.devnull})
     assert again.returncode == 0 and FALLBACK_NOTE not in again.stdout, "the second run needs no index"
     assert again.stdout == first.stdout
+    checked = [
+        line for line in first.stdout.splitlines() if line.startswith("transformers/generation/") and ": SLG" in line
+    ]
+    assert checked and len(checked) == len(set(checked)), "each finding printed once"
