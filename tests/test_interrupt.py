@@ -234,6 +234,8 @@ class InterruptOnImport:
 class InterruptOnText:
     def __init__(self, stream, text):
         self.stream, self.text = stream, text
+        if hasattr(stream, "buffer"):  # the patch is written as bytes
+            self.buffer = InterruptOnText(stream.buffer, text.encode())
 
     def write(self, data):
         if self.text in data:
