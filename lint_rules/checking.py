@@ -80,7 +80,10 @@ def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> Ch
 def internal_error(error: Exception) -> str:
     """One line for an exception raised on a file: `internal error: Type: text (at lint_rules/x.py:12)`,
     the place being the innermost frame in this project's code (else the innermost one)."""
-    text = " ".join(str(error).split())
+    try:
+        text = " ".join(str(error).split())
+    except Exception:  # an exception whose text cannot be made
+        text = "<no text>"
     text = text if len(text) <= MAX_ERROR_TEXT else text[: MAX_ERROR_TEXT - 3] + "..."
     described = f"{type(error).__name__}: {text}" if text else type(error).__name__
     return f"internal error: {described}{raised_at(error)}"

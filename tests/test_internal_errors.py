@@ -204,6 +204,12 @@ def test_internal_error_is_one_line_naming_the_exception_and_where() -> None:
     assert internal_error(AssertionError()) == "internal error: AssertionError", "no text, no traceback"
     assert len(internal_error(ValueError("x" * 10_000))) < 300
 
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    assert internal_error(Unprintable()) == "internal error: Unprintable: <no text>"
+
 
 FIVE_LINES = b"""\
 def past_length(cache):
