@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from fixers.verify import Opcode, lines_opcodes
 
 CONTEXT_LINES = 3
+HEADER_BYTES = 80
 DEFINITION = re.compile(r"[ \t]*((?:class|(?:async[ \t]+)?def)[ \t].*)")
 """git's hunk-header pattern for Python."""
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -76,8 +77,20 @@ def definition_above(lines: Sequence[str], before: int) -> str:
     for index in range(before - 1, -1, -1):
         match = DEFINITION.match(lines[index])
         if match:
-            return match.group(1).rstrip()[:80]
+            return shortened(match.group(1).rstrip())
     return ""
+
+
+def shortened(line: str) -> str:
+    """The first 80 bytes of a hunk header's `def` line, as git keeps them, less a UTF-8 character cut
+    in two at the end (so that the patch of a UTF-8 file stays UTF-8)."""
+    head = line[:HEADER_BYTES].encode(BYTES)
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.end == len(head) and error.reason == "unexpected end of data":
+            head = head[: error.start]
+    return head.decode(BYTES)
 
 
 def patch_name(path: str) -> str:

@@ -183,3 +183,18 @@ def test_diff_with_another_format_keeps_stdout_a_patch(project: Path) -> None:
     report, summary = shown.stderr.rstrip("\n").rsplit("\n", 1)
     assert "files scanned" in summary
     assert len(json.loads(report)) == 3
+
+
+def test_hunk_header_keeps_80_bytes_and_whole_utf8_characters(tmp_path: Path) -> None:
+    """git keeps the first 80 bytes of the `def` line; a UTF-8 character that the cut would split
+    is left out, so that the patch of a UTF-8 file is still UTF-8."""
+    definition = 'def greet(cache, x, greeting_for_x="' + "grüß dich, " * 8 + '"):'
+    with pytest.raises(UnicodeDecodeError):
+        definition.encode()[:80].decode()  # the 80th byte is the first half of a character
+    source = f"import torch\n\n\n{definition}\n    n = cache.get_seq_length()\n    return x[:, n:]\n"
+    (tmp_path / "greet.py").write_text(source, encoding="utf-8")
+    shown = run_cli(FIXER, ["--diff", "greet.py"], tmp_path)
+    header = next(line for line in shown.stdout_bytes.decode("utf-8").splitlines() if line.startswith("@@ "))
+    context = header.split(" @@ ", 1)[1]
+    assert definition.startswith(context) and 77 <= len(context.encode()) <= 80, header
+    assert shell("git", "apply", "--check", cwd=tmp_path, stdin=shown.stdout_bytes).returncode == 0
