@@ -156,7 +156,7 @@ def write_command(args: argparse.Namespace, settings: Settings, current: Baselin
     dropped = len(old.entries) - len(kept) - matched_count(old, entries)
     write_baseline(target, [*entries, *kept])
     print(
-        f"{PROG}: wrote {len(entries) + len(kept)} findings to {target} "
+        f"{PROG}: wrote {len(entries) + len(kept)} findings to {shown(target)} "
         f"({len(entries)} found now, {dropped} no longer found dropped)",
         file=sys.stderr,
     )
@@ -199,9 +199,15 @@ def report_baseline(baseline: Baseline, results: Collected, roots: Sequence[str]
     known = sum(len(result.baselined) for result in results.checked)
     note = f"; `{PROG} --write-baseline` drops them" if fixed else ""
     print(
-        f"{PROG}: baseline {baseline.file}: {len(results.findings)} new, {known} known, {len(fixed)} fixed{note}",
+        f"{PROG}: baseline {shown(baseline.file)}: {len(results.findings)} new, {known} known, {len(fixed)} fixed{note}",
         file=sys.stderr,
     )
+
+
+def shown(path: Path) -> str:
+    """The path relative to the current folder when it lies below it."""
+    relative = os.path.relpath(path)
+    return str(path) if relative.startswith(os.pardir) else relative
 
 
 def silenced_lines(results: Collected) -> str:
