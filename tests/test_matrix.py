@@ -20,18 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from fixers.fix_files import fix_text
-from fixers.fixing import is_applicable
-from lint_rules.checking import check_text
-from lint_rules.findings import FixKind, FixSafety
-from lint_rules.flake8_plugin import SeqlenGuardChecker
-from lint_rules.settings import Settings
 from tests.helpers_rewrite import cli_environment
+from tests.invariants import check_invariants
 from tests.source_use_matrix import Case, cases
 
 CASES = cases()
-SAFE_ONLY = Settings()
-UNSAFE_TOO = Settings(unsafe_fixes=True)
 
 
 def test_the_matrix_is_valid_python_and_large() -> None:
@@ -44,35 +37,9 @@ def test_the_matrix_is_valid_python_and_large() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_pair(case: Case) -> None:
-    checked = check_text("matrix.py", case.module, SAFE_ONLY)
-    assert not checked.error
-    findings = checked.findings
-    assert sorted({finding.code for finding in findings}) == sorted(case.expected_codes), describe(case, findings)
-    assert plugin_findings(case.module) == sorted((f.line, f.col, f.code) for f in findings)
-    for settings in (SAFE_ONLY, UNSAFE_TOO):
-        check_fix(case, settings)
-
-
-def check_fix(case: Case, settings: Settings) -> None:
-    findings = check_text("matrix.py", case.module, settings).findings
-    for finding in findings:
-        if not is_applicable(finding.fix, settings.unsafe_fixes):
-            assert finding.fix.reason, f"{case.id}: a finding left alone says why: {finding.message}"
-            assert finding.fix.kind is FixKind.NONE or finding.fix.safety is FixSafety.UNSAFE
-    fixed = fix_text("matrix.py", case.module, settings)
-    ast.parse(fixed)
-    left = check_text("matrix.py", fixed, settings).findings
-    assert not [finding for finding in left if is_applicable(finding.fix, settings.unsafe_fixes)]
-    assert fix_text("matrix.py", fixed, settings) == fixed, f"{case.id}: a second run changed more"
-
-
-def plugin_findings(text: str) -> list[tuple[int, int, str]]:
-    checker = SeqlenGuardChecker(ast.parse(text), text.splitlines(keepends=True), "matrix.py")
-    return sorted((line, col, message.split()[0]) for line, col, message, _ in checker.run())
-
-
-def describe(case: Case, findings: object) -> str:
-    return f"{case.id}\n{case.module}\n{findings}"
+    findings = check_invariants(case.module, case.id)
+    reported = sorted({finding.code for finding in findings})
+    assert reported == sorted(case.expected_codes), f"{case.id}\n{case.module}\n{findings}"
 
 
 @pytest.mark.slow
