@@ -23,14 +23,23 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
 from lint_rules.engine.definitions import Definition, DefinitionIndex, simple_statements, statements_at
 from lint_rules.engine.module_text import lines_mentioning
+from lint_rules.engine.package import compiled_caller_elsewhere
 
 MAX_CALL_DEPTH = 12
 
 
 class CallGraph:
     def __init__(
-        self, tree: ast.Module, text: str, definitions: DefinitionIndex, torch_aliases: frozenset[str]
+        self,
+        tree: ast.Module,
+        text: str,
+        definitions: DefinitionIndex,
+        torch_aliases: frozenset[str],
+        path: str = "",
     ) -> None:
+        """`path`: the module's file, whose package is searched for compiled callers in other modules
+        ("" for none: a module read for another one's sake is judged on its own)."""
+        self.path = path
         self.tree = tree
         self.text = text
         self.definitions = definitions
@@ -174,6 +183,10 @@ class CallGraph:
             region = f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled"
             self._regions[id(definition.node)] = region
             return region
+        for reached_definition, _ in list(reached.values()):
+            region = compiled_caller_elsewhere(self.path, reached_definition) if self.path else ""
+            if region:
+                return self.remember_path(definition, reached_definition, region, reached)
         for key in reached:
             self._regions[key] = ""
         return ""

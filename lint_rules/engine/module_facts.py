@@ -29,7 +29,7 @@ class ModuleFacts:
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
         self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes)
-        self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases)
+        self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
         self.origins: dict[int, Origin] = {}
         self.summaries: Summaries | None = None
         self._scopes: dict[int, Scope] = {}

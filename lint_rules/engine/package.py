@@ -1,0 +1,86 @@
+"""Compiled reach across the modules of a package: a function that no compiled region of its own
+module reaches may still be called from a compiled `forward` in another module of the package
+(`rope.py`'s helper called by `modeling.py`'s `TinyModel.forward`).
+
+Only module-level functions are followed, through `from ... import name` (absolute or relative)
+in the other modules of the same top package, and one module away: the callers' own compiled
+reach is judged within their module. Files are found by their text (the function's name) before
+they are parsed, and each is parsed at most once per process (`imports.parsed_module`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lint_rules.engine.definitions import DefinitionIndex
+from lint_rules.engine.imports import imported_names, module_name_of, parsed_module
+from lint_rules.engine.module_text import lines_mentioning, torch_aliases
+
+if TYPE_CHECKING:
+    from lint_rules.engine.definitions import Definition
+
+MAX_PACKAGE_FILES = 5000
+"""A package larger than this is not scanned (its cross-module callers are not looked for)."""
+
+
+def compiled_caller_elsewhere(path: str, function: Definition) -> str:
+    """Why `function` (module-level, in the module at `path`) runs compiled because another module of
+    its package calls it from a compiled region; "" when none does."""
+    module_name, root = module_name_of(path)
+    if root is None or not module_name or function.parent is not None or not function.is_function:
+        return ""
+    this_file = Path(path).resolve()
+    for file in package_files(root / module_name.split(".")[0]):
+        if file != this_file:
+            region = compiled_call_in(file, module_name, function.name)
+            if region:
+                return region
+    return ""
+
+
+@functools.lru_cache(maxsize=8)
+def package_files(top: Path) -> tuple[Path, ...]:
+    """The `.py` files of a top package (empty for one too large to scan, or a single module)."""
+    if not (top / "__init__.py").is_file():
+        return ()
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(top):
+        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+        found += [Path(folder, name).resolve() for name in sorted(files) if name.endswith(".py")]
+        if len(found) > MAX_PACKAGE_FILES:
+            return ()
+    return tuple(found)
+
+
+def compiled_call_in(file: Path, module_name: str, function_name: str) -> str:
+    """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
+    try:
+        raw = file.read_bytes()
+    except OSError:
+        return ""
+    if function_name.encode() not in raw:
+        return ""
+    tree = parsed_module(file)
+    if tree is None:
+        return ""
+    other_module, _ = module_name_of(str(file))
+    imported = imported_names(tree, other_module, file.name == "__init__.py")
+    local_names = sorted(local for local, origin in imported.items() if origin == (module_name, function_name))
+    if not local_names:
+        return ""
+    from lint_rules.engine.callgraph import CallGraph, calls_at  # the call graph builds on this module
+
+    text = raw.decode("utf-8", errors="replace")
+    definitions = DefinitionIndex(tree, text)
+    graph = CallGraph(tree, text, definitions, torch_aliases(tree))
+    for line in lines_mentioning(text, local_names, whole_words=True):
+        caller = definitions.innermost_function_at(line)
+        if caller is None or not any(True for name in local_names for _ in calls_at(caller.node, line, name)):
+            continue
+        region = graph.compiled_region(caller)
+        if region:
+            return f"called from {caller.qualname} in {file.name} (line {line}), which is {region}"
+    return ""
