@@ -174,6 +174,21 @@ def test_host_code_that_no_compiled_region_calls_stays_safe() -> None:
     assert finding.fix.safety is FixSafety.SAFE
 
 
+def test_a_method_named_like_a_forward_is_host_code_unless_a_region_calls_it() -> None:
+    """kvpress's pipeline: `Pipeline._forward` runs in the host loop; only a *function* outside a class
+    named as a forward is taken as a patched-in replacement forward."""
+    [finding] = findings(
+        """
+        class MyPipeline(Pipeline):
+            def _forward(self, inputs, cache=None):
+                n = cache.get_seq_length()
+                return inputs[:, n:]
+        """
+    )
+    assert finding.compiled_region == ""
+    assert finding.fix.safety is FixSafety.SAFE
+
+
 def test_a_call_cycle_reaches_nothing_new() -> None:
     found = findings(
         """

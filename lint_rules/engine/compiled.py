@@ -33,14 +33,15 @@ def compiled_region_of(
             return f"@{name}"
     if in_class and function.name == "forward":
         return "forward method"
-    if is_replacement_forward(function):
+    if not in_class and is_replacement_forward(function):
         return "a replacement `forward` (a function taking `self`, named as a forward)"
     return ""
 
 
 def is_replacement_forward(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """`def forward(self, ...)` outside a class body, or `def gaudi_llama_forward(self, ...)`: patching
-    code installs these as a module's `forward` (`Model.forward = fn`), so they run compiled."""
+    """`def forward(self, ...)` or `def gaudi_llama_forward(self, ...)` outside a class body: patching
+    code installs these as a module's `forward` (`Model.forward = fn`), so they run compiled. (A
+    method named so, such as a pipeline's `_forward`, is compiled only when a compiled region calls it.)"""
     arguments = [*function.args.posonlyargs, *function.args.args]
     named_as_forward = function.name == "forward" or function.name.endswith("_forward")
     return named_as_forward and bool(arguments) and arguments[0].arg == "self"
