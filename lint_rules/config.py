@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from lint_rules.formats import FORMATS
-from lint_rules.settings import ALL_CODES, DEFAULT_SOURCE_METHODS, Settings
+from lint_rules.rules import ALL_CODES
+from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
 
 TABLE = "seqlen-guard"
 KEYS = (

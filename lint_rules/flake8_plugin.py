@@ -22,7 +22,8 @@ from lint_rules.engine.module_text import mentions_any
 from lint_rules.files import is_excluded
 from lint_rules.findings import Finding
 from lint_rules.noqa import split_silenced
-from lint_rules.settings import DEFAULT_SOURCE_METHODS, INTERNAL_ERROR_CODE, Settings
+from lint_rules.rules import INTERNAL_ERROR_CODE
+from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
 
 
 def _version() -> str:

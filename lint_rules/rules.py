@@ -578,6 +578,13 @@ SLG005 = _register(
 )
 
 
+ALL_CODES: tuple[str, ...] = tuple(RULES)
+"""Every rule's code, in order: what `select` defaults to and what the configuration accepts."""
+INTERNAL_ERROR_CODE = "SLG900"
+"""Not a rule: the flake8 plugin's one finding on line 1 of a file the engine failed on (the checker and
+the fixer report such a file as an error instead)."""
+
+
 def rule_table() -> str:
     """The README's rule table, made from the rules themselves (tests/test_readme.py keeps them equal)."""
     rows = [

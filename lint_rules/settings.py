@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from lint_rules.rules import ALL_CODES
+
 DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length", "get_query_offset")
 """`Cache.get_query_offset(layer_idx)` (transformers 5.2x) returns `get_seq_length(layer_idx)`: the same tensor."""
-ALL_CODES: tuple[str, ...] = ("SLG001", "SLG002", "SLG003", "SLG004", "SLG005")
-INTERNAL_ERROR_CODE = "SLG900"
-"""Not a rule: the flake8 plugin's one finding on line 1 of a file the engine failed on (the checker and
-the fixer report such a file as an error instead)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,8 @@ from lint_rules.config import (
     load_config,
     settings_from_args,
 )
-from lint_rules.settings import ALL_CODES, DEFAULT_SOURCE_METHODS, Settings
+from lint_rules.rules import ALL_CODES
+from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
 
 FULL_TABLE = """
 [tool.seqlen-guard]

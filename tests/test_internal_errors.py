@@ -24,7 +24,8 @@ from helpers_rewrite import CHECKER, FIXER, Run, cli_environment
 
 from lint_rules.checking import check_text, internal_error
 from lint_rules.flake8_plugin import SeqlenGuardChecker
-from lint_rules.settings import INTERNAL_ERROR_CODE, Settings
+from lint_rules.rules import INTERNAL_ERROR_CODE
+from lint_rules.settings import Settings
 
 MARKER = "# injected: the tool fails on this file"
 SOURCE = b"import torch\n\n\ndef f(cache, x):\n    n = cache.get_seq_length()\n    return x[:, n:]\n"

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from lint_rules.engine.expressions import called_name, dotted_name, method_name
 from lint_rules.engine.fixplan import SourceText
 from lint_rules.findings import DeviceRewrite, FixKind, FixPlan, FixSafety
+from lint_rules.rules import SLG002, SLG003, SLG004
 
 INT64_DTYPES = frozenset({"long", "int64"})
 SHAPE_METHODS = frozenset(
@@ -34,13 +35,13 @@ SUM_CONTEXTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.keywor
 """Parents in which `arange(...) + a` needs no parentheses (also an argument of a call)."""
 
 NO_DEVICE_FORM = {
-    "SLG002": (
+    SLG002.code: (
         "a slice bound or index has no device form identical for every value (`x[:, p:]` needs unbacked "
         "symbols or a static maximum plus a mask; `narrow` rejects a shape-(1,) start; `index_select` "
         "differs where a slice would stop at the end)"
     ),
-    "SLG003": "a size or count has no device form identical for every value",
-    "SLG004": "a Python branch needs the value on the host",
+    SLG003.code: "a size or count has no device form identical for every value",
+    SLG004.code: "a Python branch needs the value on the host",
 }
 ONLY_ARANGE = "only the bounds of `torch.arange(start, end, ...)` have a device-preserving rewrite"
 
@@ -60,7 +61,7 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
     use where there is one, else the origin's plan with the reason the use is not rewritten."""
     if origin_plan.safety is FixSafety.SAFE:
         return origin_plan
-    if site.code != "SLG003":  # the bounds of torch.arange are size arguments
+    if site.code != SLG003.code:  # the bounds of torch.arange are size arguments
         return with_note(origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
     parents = parent_map(site.owner)
     call = arange_of(site.node, parents)
