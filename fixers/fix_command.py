@@ -19,9 +19,10 @@ from collections.abc import Sequence
 
 from fixers.fix_files import Mode, fix_paths
 from fixers.patch import is_outside, patch_name
-from fixers.report import EXIT_ERROR, Report
+from fixers.report import Report
 from lint_rules.baseline import BaselineError, load_baseline
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, settings_from_args
+from lint_rules.exit_codes import EXIT_ERROR
 from lint_rules.explain import explain
 
 PROG = "seqlen-guard-fix"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from fixers.fix_files import FileOutcome, Mode
+from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from lint_rules.findings import Finding, FixSafety
 from lint_rules.formats import render
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class Report:

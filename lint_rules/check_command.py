@@ -33,6 +33,7 @@ from lint_rules.baseline import (
 )
 from lint_rules.checking import CheckedFile, check_path
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, find_config, settings_from_args
+from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from lint_rules.explain import explain
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
@@ -40,7 +41,6 @@ from lint_rules.formats import render
 from lint_rules.parallel import ordered_map
 from lint_rules.settings import Settings
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PROG = "seqlen-guard"
 
 

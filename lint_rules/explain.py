@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR
 from lint_rules.formats import rule_help_text
 from lint_rules.rules import RULES, Rule
 
@@ -20,6 +21,6 @@ def explain(query: str, prog: str) -> int:
     if rule is None:
         known = ", ".join(f"{rule.code} ({rule.name})" for rule in RULES.values())
         print(f"{prog}: unknown rule {query!r}; rules: {known}", file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     sys.stdout.write(rule_help_text(rule))
-    return 0
+    return EXIT_CLEAN

@@ -4,7 +4,7 @@ reader that goes away (`| head`) ends the run quietly too.
 The console scripts and `python -m` land here before anything heavy is imported: from then on
 SIGINT only sets a flag, and the run stops at the next file (`stop_if_interrupted`), never in the
 middle of one (LibCST turns an interrupt in its code generator into a KeyError). Only `signal`
-is imported here beyond what Python loads at start-up (no `typing` either), so the window in which
+is imported here (with the constants of `exit_codes`) beyond what Python loads at start-up (no `typing` either), so the window in which
 Ctrl-C can still raise is Python's own start-up.
 """
 
@@ -15,9 +15,7 @@ import os
 import signal
 import sys
 
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
-"""What a shell reports for a command killed by SIGPIPE, as `git log | head` leaves git."""
+from lint_rules.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
 
 _interrupted = False
 
