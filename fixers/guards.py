@@ -24,6 +24,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from fixers.device_rewrites import rewritten_arange
+from fixers.guard_text import guard_source
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.module_text import torch_bindings
 from lint_rules.files import split_lines
@@ -234,9 +235,8 @@ class GuardInserter(cst.CSTTransformer):
 
 
 def guard_statement(target: str, torch_name: str, module: cst.Module, indent: str, newline: str) -> cst.BaseStatement:
-    """`if isinstance(t, torch.Tensor): t = int(t.item())`, in the file's indentation and line endings."""
-    code = f"if isinstance({target}, {torch_name}.Tensor):\n{indent}{target} = int({target}.item())\n"
-    statement = cst.parse_statement(code, config=module.config_for_parsing)
+    """The guard of `target` (`fixers.guard_text`), in the file's indentation and line endings."""
+    statement = cst.parse_statement(guard_source(target, torch_name, indent), config=module.config_for_parsing)
     if isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock):
         # explicit: the module's default step is inferred from the statements being fixed, not the file
         statement = statement.with_changes(body=statement.body.with_changes(indent=indent))

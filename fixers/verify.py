@@ -17,6 +17,7 @@ import functools
 from collections.abc import Sequence
 from typing import Literal
 
+from fixers.guard_text import guarded_name
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.deviceplan import rewritten_call
 from lint_rules.engine.fixplan import SourceText
@@ -237,22 +238,8 @@ class PutBack(ast.NodeTransformer):
 
 
 def is_guard(statement: ast.stmt, guarded: set[str]) -> bool:
-    """`if isinstance(t, <torch>.Tensor): t = int(t.item())` for a guarded `t`."""
-    if not isinstance(statement, ast.If) or statement.orelse or len(statement.body) != 1:
-        return False
-    test, body = statement.test, statement.body[0]
-    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"):
-        return False
-    if len(test.args) != 2 or not isinstance(test.args[1], ast.Attribute) or test.args[1].attr != "Tensor":
-        return False
-    target = ast.unparse(test.args[0])
-    return (
-        target in guarded
-        and isinstance(body, ast.Assign)
-        and len(body.targets) == 1
-        and ast.unparse(body.targets[0]) == target
-        and ast.unparse(body.value) == f"int({target}.item())"
-    )
+    """The fixer's guard (`fixers.guard_text`) of a guarded name."""
+    return guarded_name(statement) in guarded
 
 
 def hoisted_assignment(statement: ast.stmt, hoisted: set[str]) -> tuple[str, ast.expr] | None:

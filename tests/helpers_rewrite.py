@@ -243,7 +243,11 @@ def statement_lists(tree: ast.AST) -> Iterable[list[ast.stmt]]:
 
 
 def is_guard(statement: ast.stmt) -> bool:
-    """`if isinstance(t, <x>.Tensor): t = int(t.item())`."""
+    """`if isinstance(t, <x>.Tensor): t = int(t.item())`.
+
+    Written out here on purpose rather than imported from `fixers.guard_text`: this is the tests'
+    independent oracle, so that a change to the fixer's guard cannot also change what checks it.
+    """
     if not (isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1):
         return False
     test, body = statement.test, statement.body[0]

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from fixers.fixing import applicable_plans
+from fixers.guard_text import guard_source, guarded_name
 from fixers.guards import apply_plans
 from fixers.verify import line_opcodes, rewrite_problem
 from lint_rules.checking import check_text
@@ -65,11 +66,24 @@ def test_the_codemod_output_is_accepted() -> None:
         ("a decorator added to a method", fixed().replace("    def after(", "    @staticmethod\n    def after(")),
         ("a base added to the class", fixed().replace("    Base,\n", "    Base,\n    Mixin,\n")),
         ("a guard of another name", fixed().replace(GUARD, GUARD.replace("past_length", "input_ids"))),
+        ("a guard with an else", fixed().replace(GUARD, GUARD + "        else:\n            pass\n")),
+        ("a guard that converts otherwise", fixed().replace(GUARD, GUARD.replace("int(", "float("))),
+        ("a guard that assigns another name", fixed().replace(GUARD, GUARD.replace(" past_length = ", " n = "))),
         ("a statement added at module level", fixed() + "\nx = 1\n"),
     ],
 )
 def test_an_insertion_that_is_not_a_guard_is_refused(where: str, new_text: str) -> None:
     assert problem(new_text) == "the rewrite changes the code beyond the inserted guards", where
+
+
+@pytest.mark.parametrize("torch_name", ["torch", "th", "torch_module"])
+def test_the_guard_written_is_the_guard_recognized(torch_name: str) -> None:
+    """One text for both sides: whatever module name torch has and whatever the indentation."""
+    for indent in ("    ", "\t", "  "):
+        guard = ast.parse(guard_source("past_length", torch_name, indent)).body[0]
+        assert guarded_name(guard) == "past_length"
+    assert guarded_name(ast.parse("if isinstance(n, torch.Tensor):\n    n = n.item()\n").body[0]) is None
+    assert guarded_name(ast.parse("if isinstance(n, Tensor):\n    n = int(n.item())\n").body[0]) is None
 
 
 def test_a_changed_original_line_is_refused() -> None:
