@@ -16,8 +16,9 @@ from fixers.fixing import applicable_plans, carry_out
 from fixers.guards import FixError
 from fixers.patch import unified_diff
 from lint_rules.checking import check_text, internal_error, parse_and_check
-from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source, split_lines
+from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source
 from lint_rules.findings import Finding, FixPlan
+from lint_rules.lines import split_lines
 from lint_rules.parallel import ordered_map
 from lint_rules.settings import Settings
 

@@ -27,8 +27,8 @@ from fixers.device_rewrites import rewritten_arange
 from fixers.guard_text import guard_source
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.module_text import torch_bindings
-from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, Span
+from lint_rules.lines import split_lines
 
 Position = tuple[int, int]
 

@@ -21,8 +21,8 @@ from fixers.guard_text import guarded_name
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.deviceplan import rewritten_call
 from lint_rules.engine.fixplan import SourceText
-from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan
+from lint_rules.lines import split_lines
 
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 """difflib's (operation, old start, old end, new start, new end), 0-based line indexes."""

@@ -16,8 +16,9 @@ import re
 import tokenize
 from collections.abc import Iterable, Sequence
 
-from lint_rules.files import ReadError, read_source, split_lines
+from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
+from lint_rules.lines import split_lines
 from lint_rules.noqa import NOQA, OWN, statement_line_ranges
 
 STYLES = {"noqa": (NOQA, "# noqa: {codes}"), "seqlen-guard": (OWN, "# seqlen-guard: ignore[{codes}]")}

@@ -11,7 +11,6 @@ import dataclasses
 import errno
 import fnmatch
 import os
-import re
 import stat
 import tokenize
 from collections.abc import Iterator, Sequence
@@ -242,24 +241,6 @@ def _decode(path: str, raw: bytes) -> SourceFile | ReadError:
 
 def _encoding_name(encoding: str) -> str:
     return "utf-8" if encoding == "utf-8-sig" else codecs.lookup(encoding).name
-
-
-LINE_BREAK = re.compile(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)")
-
-
-def split_lines(text: str, keepends: bool = False) -> list[str]:
-    """Lines as Python's tokenizer counts them: split at \\r\\n, \\r and \\n only.
-
-    `str.splitlines` also splits at form feeds and other separators, which would shift every
-    line number after them.
-    """
-    if "\r" not in text:
-        parts = text.split("\n")
-        if keepends:
-            return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-        return parts[:-1] if not parts[-1] else parts
-    lines = [line for line in LINE_BREAK.split(text) if line]
-    return lines if keepends else [line.rstrip("\r\n") for line in lines]
 
 
 def may_contain_source(raw: bytes, source_methods: Sequence[str]) -> bool:

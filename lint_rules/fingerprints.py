@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from lint_rules.files import split_lines
 from lint_rules.findings import Finding, Span
+from lint_rules.lines import split_lines
 
 SARIF_KEY = "seqlenGuard/v1"
 

@@ -21,8 +21,8 @@ import tokenize
 from collections.abc import Iterable, Sequence
 
 from lint_rules.engine.definitions import first_line_of, statements_at
-from lint_rules.files import split_lines
 from lint_rules.findings import Finding
+from lint_rules.lines import split_lines
 
 CODES = r"(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)"
 NOQA = re.compile(r"#\s*noqa(?::[\s]?" + CODES + ")?", re.IGNORECASE)

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
-from lint_rules.files import split_lines
 from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
+from lint_rules.lines import split_lines
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 OtherSourcePlan = Callable[[ast.Call], "FixPlan | None"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from lint_rules.files import split_lines
+from lint_rules.lines import split_lines
 
 
 def mentions_any(text: str | bytes, names: Sequence[str]) -> bool:
