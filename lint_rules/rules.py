@@ -329,6 +329,30 @@ SLG002 = _register(
                 """,
                 why="the tainted value was overwritten by an int",
             ),
+            Example(
+                """
+                def update_mask(mask, x, cache):
+                    past = cache.get_seq_length() if cache is not None else 0
+                    if cache is None:
+                        return mask[:, : past + x.shape[1]]
+                    return mask
+                """,
+                why="the call ran only where `cache` is not None: under `if cache is None:` the length is the 0",
+            ),
+            Example(
+                """
+                DEBUG = False
+
+                def trim(cache, input_ids):
+                    n = cache.get_seq_length()
+                    if DEBUG:
+                        print(input_ids[:, n:])
+                    return input_ids
+                    input_ids = input_ids[:, n:]
+                """,
+                why="dead code: a module constant bound once to False (also `if False:`, `if TYPE_CHECKING:`), "
+                "and code after an unconditional `return`",
+            ),
         ),
     )
 )
@@ -482,6 +506,20 @@ SLG004 = _register(
                             return x
                 """,
                 why="narrowed to a non-tensor",
+            ),
+            Example(
+                """
+                def first_step(cache, **kwargs):
+                    from transformers import DynamicCache
+
+                    is_dynamic = isinstance(cache, DynamicCache)
+                    if is_dynamic and cache.get_seq_length() == 0:
+                        return True
+                    if isinstance(kwargs["pkv"], DynamicCache) and kwargs["pkv"].get_seq_length() == 0:
+                        return True
+                """,
+                why="a `DynamicCache`'s length is an int: narrowed through a flag variable, a class imported in "
+                "the function, and a subscript receiver",
             ),
         ),
     )

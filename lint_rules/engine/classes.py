@@ -10,6 +10,7 @@ override it. Classes imported from other modules of the same package are read fr
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
@@ -41,6 +42,7 @@ class ClassFacts:
         self.depth = depth
         self.classes = classes if classes is not None else module_classes(tree)
         self._imports: dict[str, tuple[str, str]] | None = None
+        self._function_imports: dict[str, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
         self._tensor_attributes: dict[int, frozenset[str]] = {}
         self._int_attributes: dict[int, frozenset[str]] = {}
@@ -60,6 +62,19 @@ class ClassFacts:
             self._imports = imported_names(self.tree, name, self.path.endswith("__init__.py"))
         return self._imports
 
+    def function_imports(self) -> dict[str, tuple[str, str]]:
+        """`from m import x` inside a function or method body, read like a module-level one (asked only
+        for a name the module level does not import)."""
+        if self._function_imports is None:
+            name, _ = self.module
+            bodies = [node.body for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITIONS)]
+            self._function_imports = {}
+            for body in bodies:
+                statements = ast.Module(body=list(nested_imports(body)), type_ignores=[])
+                imported = imported_names(statements, name, self.path.endswith("__init__.py"))
+                self._function_imports.update({k: v for k, v in imported.items() if k not in self._function_imports})
+        return self._function_imports
+
     def in_transformers_table_module(self) -> bool:
         name, _ = self.module
         return name in TRANSFORMERS_MODULES
@@ -75,7 +90,7 @@ class ClassFacts:
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
-        imported = self.imports().get(name)
+        imported = self.imports().get(name) or self.function_imports().get(name)
         if imported is None:
             return ""
         module, original = imported
@@ -193,6 +208,22 @@ class ClassFacts:
         if owner.rpartition(".")[2][:1].isupper() and method.startswith("from_"):
             return self.length_kind_of_name(owner)
         return ""  # a function or a method call, not a class (classes are named in CapWords)
+
+
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def nested_imports(body: list[ast.stmt]) -> Iterator[ast.ImportFrom]:
+    """The `from ... import` statements of a body, its nested blocks and definitions (statements only)."""
+    for statement in body:
+        if isinstance(statement, ast.ImportFrom):
+            yield statement
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(statement, field, ()):
+                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                    yield from nested_imports(child.body)
+                elif isinstance(child, ast.stmt):
+                    yield from nested_imports([child])
 
 
 def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:

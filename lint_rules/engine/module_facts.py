@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,7 @@ from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import Definition, DefinitionIndex, first_line_of
 from lint_rules.engine.fixplan import SourceText
-from lint_rules.engine.module_text import lines_mentioning, torch_aliases
+from lint_rules.engine.module_text import lines_mentioning, module_constants, torch_aliases
 from lint_rules.engine.scopes import Scope, class_attribute_kinds, function_scope
 from lint_rules.engine.taint import Origin
 
@@ -55,6 +56,11 @@ class ModuleFacts:
         """Also walk the scopes that mention these names (functions found to return a source)."""
         mentioned = lines_mentioning(self.source.text, sorted(names), whole_words=True)
         self.source_lines = sorted({*self.source_lines, *mentioned})
+
+    @functools.cached_property
+    def constants(self) -> dict[str, object]:
+        """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
+        return module_constants(self.tree, self.source.text)
 
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)

@@ -4,6 +4,7 @@ a name, and the names bound to torch. Every adapter and the fixer use these, so 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Sequence
 
 from lint_rules.lines import split_lines
@@ -98,3 +99,29 @@ def import_statements(body: Sequence[ast.stmt]) -> Iterator[ast.Import | ast.Imp
             yield from import_statements([*statement.body, *statement.orelse, *statement.finalbody])
             for handler in statement.handlers:
                 yield from import_statements(handler.body)
+
+
+def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
+    """UPPER_CASE module names bound exactly once, at the top level, to a bool, int or None literal
+    (`DEBUG = False`) and never declared `global` in a function: their value is known everywhere."""
+    bindings: dict[str, list[ast.expr | None]] = {}
+    for statement in top_level_statements(tree.body):
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            value = None if isinstance(statement, ast.AugAssign) else statement.value
+            for target in targets:
+                for bound in [target] if isinstance(target, ast.Name) else list(ast.walk(target)):
+                    if isinstance(bound, ast.Name):
+                        bindings.setdefault(bound.id, []).append(value if bound is target else None)
+    constants: dict[str, object] = {}
+    for name, values in bindings.items():
+        value = values[0]
+        if (
+            len(values) == 1
+            and name.lstrip("_").isupper()
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, (bool, int, type(None)))
+            and not re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text)
+        ):
+            constants[name] = value.value
+    return constants

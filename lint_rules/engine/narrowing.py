@@ -1,7 +1,10 @@
 """What a test tells inside the branch it guards: `isinstance(n, int)` and the else side of
 `isinstance(n, torch.Tensor)` (the fixer's guard) make `n` an int; `isinstance(c, DynamicCache)`
 makes `c` a cache whose length is an int; `not torch.compiler.is_compiling()` means the branch
-only runs eagerly."""
+only runs eagerly; `c is None` drops the values of the source calls that ran only where `c` was not
+None; a name bound to such a test (`is_dynamic = isinstance(c, DynamicCache)`) narrows like the test.
+A test whose value is known before the code runs (`if False:`, `if TYPE_CHECKING:`, a module constant)
+leaves one branch dead."""
 
 from __future__ import annotations
 
@@ -36,13 +39,65 @@ def is_tensor_class(name: str, module: ModuleFacts) -> bool:
     return last == "Tensor" and (not prefix or prefix in module.torch_aliases)
 
 
+def subject_key(node: ast.expr) -> str:
+    """The state key of what a test is about: a name, a plain attribute chain, or one of those
+    subscripted by a constant (`kwargs["past_key_value"]`, narrowed only within one test's reach)."""
+    key = key_of(node)
+    if key or not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Constant):
+        return key
+    container = key_of(node.value)
+    return f"{container}[{node.slice.value!r}]" if container else ""
+
+
+def none_test(test: ast.expr) -> tuple[str, bool] | None:
+    """`c is None` -> ("c", True), `c is not None` -> ("c", False): the key, and whether the test is
+    true when it is None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    left, right = test.left, test.comparators[0]
+    subject = left if ex.is_none(right) else right if ex.is_none(left) else None
+    key = subject_key(subject) if subject is not None else ""
+    return (key, isinstance(test.ops[0], ast.Is)) if key else None
+
+
+def flag_subjects(value: ast.expr, module: ModuleFacts) -> frozenset[str]:
+    """The keys a test is about, if a name bound to it can stand for it (`isinstance`, `is None`, `not`)."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return flag_subjects(value.operand, module)
+    narrowed = narrowed_key(value, module)
+    if narrowed is not None:
+        return frozenset({narrowed[0]})
+    none = none_test(value)
+    return frozenset({none[0]}) if none is not None else frozenset()
+
+
+def static_truth(test: ast.expr, module: ModuleFacts) -> bool | None:
+    """The test's truth where it is known before the code runs: a literal (`if False:`, `if 0:`),
+    `TYPE_CHECKING` (false at run time), a module constant bound once to a literal (`DEBUG = False`)."""
+    if isinstance(test, ast.Constant) and isinstance(test.value, (bool, int, type(None))):
+        return bool(test.value)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = static_truth(test.operand, module)
+        return None if operand is None else not operand
+    name = ex.dotted_name(test)
+    if name in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+        return False
+    if isinstance(test, ast.Name) and test.id in module.constants:
+        return bool(module.constants[test.id])
+    if isinstance(test, ast.BoolOp):
+        operands = [static_truth(operand, module) for operand in test.values]
+        decisive = isinstance(test.op, ast.Or)  # `or`: one true operand decides; `and`: one false one
+        return decisive if decisive in operands else None
+    return None
+
+
 def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
     """`isinstance(n, torch.Tensor)` -> ("n", TENSOR); `isinstance(n, int)` -> ("n", INT);
     `isinstance(c, DynamicCache)` -> ("c", INT_LENGTH_CACHE)."""
     if not isinstance(test, ast.Call) or not test.args:
         return None
     name = ex.called_name(test)
-    subject = key_of(test.args[0])
+    subject = subject_key(test.args[0])
     if not subject:
         return None
     if name == "isinstance" and len(test.args) == 2:
@@ -66,7 +121,9 @@ def may_narrow(test: ast.expr) -> bool:
         return may_narrow(test.operand)
     if isinstance(test, ast.BoolOp):
         return any(may_narrow(value) for value in test.values)
-    return isinstance(test, ast.Call) and bool(test.args or is_compiling_check(test))
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True  # not None when true; maybe a flag
+    return (isinstance(test, ast.Call) and bool(test.args or is_compiling_check(test))) or none_test(test) is not None
 
 
 def is_compiling_check(test: ast.expr) -> bool:
@@ -87,6 +144,16 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> St
     if not truth and is_compiling_check(test):
         state.kinds[EAGER_ONLY] = EAGER_ONLY
         return state
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return narrow_by_name(key_of(test), state, truth, module)
+    none = none_test(test)
+    if none is not None:
+        key, true_when_none = none
+        if truth == true_when_none:
+            state.known_none(key)
+        else:
+            state.paths.not_none.add(key)
+        return state
     narrowed = narrowed_key(test, module)
     if narrowed is None:
         return state
@@ -97,3 +164,13 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> St
     elif (kind == INT) == truth:
         state.clean(key)
     return state
+
+
+def narrow_by_name(key: str, state: State, truth: bool, module: ModuleFacts) -> State:
+    """`if c:` (`c` is not None where true) and `if is_dynamic:` (a flag: narrows like its test)."""
+    if not key:
+        return state
+    if truth:
+        state.paths.not_none.add(key)
+    flag = state.paths.flags.get(key)
+    return narrow(flag[0], state, truth, module) if flag is not None else state

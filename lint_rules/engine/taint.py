@@ -130,6 +130,7 @@ class State:
         entry: EntryKinds = nothing_known,
         rebound: set[str] | None = None,
         entry_names: frozenset[str] = frozenset(),
+        paths: PathFacts | None = None,
     ) -> None:
         self.taint: dict[str, Taint] = taint or {}
         self.kinds: dict[str, str] = kinds or {}
@@ -138,6 +139,7 @@ class State:
         """Plain names `entry` may know (annotated parameters); any `self.attr` it may know too."""
         self.rebound: set[str] = rebound or set()
         """Keys `entry` may know that were bound in this walk: what they held on entry no longer counts."""
+        self.paths = paths or PathFacts()
 
     def kind(self, key: str) -> str:
         if key in self.kinds:
@@ -145,16 +147,19 @@ class State:
         return "" if key in self.rebound else self.entry(key)
 
     def copy(self) -> State:
-        return State(dict(self.taint), dict(self.kinds), self.entry, set(self.rebound), self.entry_names)
+        return State(
+            dict(self.taint), dict(self.kinds), self.entry, set(self.rebound), self.entry_names, self.paths.copy()
+        )
 
     def bind(self, key: str, taint: Taint, kind: str = "") -> None:
         if taint:
             self.taint[key] = taint
         else:
             self.taint.pop(key, None)
-        for stale in [name for name in self.taint if name.startswith(key + ".")]:
+        parts = (key + ".", key + "[")
+        for stale in [name for name in self.taint if name.startswith(parts)]:
             del self.taint[stale]
-        for stale in [name for name in self.kinds if name.startswith(key + ".")]:
+        for stale in [name for name in self.kinds if name.startswith(parts)]:
             del self.kinds[stale]
             self.rebound.add(stale)
         if key in self.entry_names or key.startswith("self."):
@@ -163,6 +168,8 @@ class State:
             self.kinds[key] = kind
         else:
             self.kinds.pop(key, None)
+        if self.paths:
+            self.paths.forget(key)
 
     def clean(self, key: str) -> None:
         self.taint.pop(key, None)
@@ -179,10 +186,108 @@ class State:
             keys = set(merged.kinds) | set(other.kinds)
             merged.kinds = {key: merged.kind(key) for key in keys if merged.kind(key) == other.kind(key)}
             merged.rebound |= other.rebound
+        merged.paths = PathFacts.merge([(state.paths, state.live_origins()) for state in reachable])
         return merged
 
     def same_as(self, other: State) -> bool:
-        return self.taint == other.taint and self.kinds == other.kinds and self.rebound == other.rebound
+        return (
+            self.taint == other.taint
+            and self.kinds == other.kinds
+            and self.rebound == other.rebound
+            and self.paths == other.paths
+        )
+
+    def live_origins(self) -> Taint:
+        return CLEAN.union(*self.taint.values())
+
+    def evaluated(self, origin: Origin) -> None:
+        """A source call runs here: it ran only where the keys known not None here were not None."""
+        if self.paths.not_none:
+            self.paths.guard(origin, already_live=origin in self.live_origins())
+
+    def known_none(self, key: str) -> None:
+        """`key` is None here: the values of the source calls that ran only where it was not None are not."""
+        guarded = self.paths.guards.get(key, CLEAN)
+        self.paths.not_none.discard(key)
+        if guarded:
+            for name, taint in list(self.taint.items()):
+                if taint & guarded:
+                    self.bind_taint_only(name, taint - guarded)
+
+    def bind_taint_only(self, key: str, taint: Taint) -> None:
+        if taint:
+            self.taint[key] = taint
+        else:
+            self.taint.pop(key, None)
+
+    def adopt_guards(self, inner: State) -> None:
+        """After an expression evaluated in a narrowed copy (an `if`-expression arm, the rest of an `and`):
+        the source calls that ran there ran only where its keys were not None."""
+        if inner.paths.guards:
+            self.paths.adopt(inner.paths, self.live_origins())
+
+
+@dataclasses.dataclass
+class PathFacts:
+    """What a path through the function tells beyond taint and kinds."""
+
+    not_none: set[str] = dataclasses.field(default_factory=set)
+    """Keys known not to be None here (`if c is not None:`, `if c:`, `c.x if c is not None else 0`)."""
+    guards: dict[str, Taint] = dataclasses.field(default_factory=dict)
+    """Per key: the source calls that ran only where it was not None (while it has not been rebound):
+    `past = c.get_seq_length() if c is not None else 0` has no such value under `if c is None:`."""
+    flags: dict[str, tuple[ast.expr, frozenset[str]]] = dataclasses.field(default_factory=dict)
+    """A name bound to a test (`is_dynamic = isinstance(c, DynamicCache)`), with the keys the test is
+    about: `if is_dynamic:` narrows like the test would, until one of them is rebound."""
+
+    def __bool__(self) -> bool:
+        return bool(self.not_none or self.guards or self.flags)
+
+    def copy(self) -> PathFacts:
+        return PathFacts(set(self.not_none), dict(self.guards), dict(self.flags))
+
+    def forget(self, key: str) -> None:
+        """`key` is rebound: nothing known about its old value holds."""
+
+        def about(name: str) -> bool:
+            return name == key or name.startswith((key + ".", key + "["))
+
+        self.not_none = {name for name in self.not_none if not about(name)}
+        self.guards = {name: taint for name, taint in self.guards.items() if not about(name)}
+        self.flags = {
+            name: flag
+            for name, flag in self.flags.items()
+            if not about(name) and not any(about(subject) for subject in flag[1])
+        }
+
+    def guard(self, origin: Origin, already_live: bool) -> None:
+        """A value still around from an earlier run of the same call keeps only the guards it had."""
+        for key in self.not_none:
+            if not already_live or origin in self.guards.get(key, CLEAN):
+                self.guards[key] = self.guards.get(key, CLEAN) | {origin}
+
+    def adopt(self, inner: PathFacts, live: Taint) -> None:
+        for key, guarded in inner.guards.items():
+            new = guarded - live
+            if new:
+                self.guards[key] = self.guards.get(key, CLEAN) | new
+
+    @staticmethod
+    def merge(paths: list[tuple[PathFacts, Taint]]) -> PathFacts:
+        """Known on every path: not-None keys and flags on all of them; a guard where no path holds the
+        value unguarded."""
+        first = paths[0][0]
+        merged = PathFacts(set.intersection(*(facts.not_none for facts, _ in paths)))
+        merged.flags = {
+            name: flag for name, flag in first.flags.items() if all(facts.flags.get(name) == flag for facts, _ in paths)
+        }
+        for key in {key for facts, _ in paths for key in facts.guards}:
+            guarded = CLEAN.union(*(facts.guards.get(key, CLEAN) for facts, _ in paths))
+            for facts, live in paths:
+                guarded -= live - facts.guards.get(key, CLEAN)
+            if guarded:
+                merged.guards[key] = guarded
+        return merged
 
 
 def real_origins(taint: Taint) -> list[Origin]:

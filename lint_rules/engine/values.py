@@ -9,7 +9,7 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
-from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow
+from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow, subject_key
 from lint_rules.engine.scopes import Scope
 from lint_rules.engine.taint import (
     CLEAN,
@@ -64,8 +64,12 @@ class ValueWalker:
             return self.compare(node, state)
         if isinstance(node, ast.IfExp):
             self.bool_use(node.test, state)
-            body = self.value(node.body, narrow(node.test, state.copy(), True, self.module), consumed)
-            return body | self.value(node.orelse, narrow(node.test, state.copy(), False, self.module), consumed)
+            arms = [(node.body, narrow(node.test, state.copy(), True, self.module))]
+            arms.append((node.orelse, narrow(node.test, state.copy(), False, self.module)))
+            taint = CLEAN.union(*(self.value(arm, arm_state, consumed) for arm, arm_state in arms))
+            for _, arm_state in arms:
+                state.adopt_guards(arm_state)
+            return taint
         if isinstance(node, ast.NamedExpr):
             taint = self.value(node.value, state, consumed)
             state.bind(node.target.id, taint, self.kind_of(node.value, state))
@@ -132,10 +136,13 @@ class ValueWalker:
         """`a and b`: `b` is evaluated where `a` was true (false for `or`), so it sees `a`'s narrowing."""
         taint = CLEAN
         truth = isinstance(node.op, ast.And)
+        before = state
         for operand in node.values[:-1]:
             taint |= self.bool_use(operand, state)
             state = narrowed_by(operand, state, truth, self.module)
-        return taint | self.value(node.values[-1], state, consumed)
+        taint |= self.value(node.values[-1], state, consumed)
+        before.adopt_guards(state)
+        return taint
 
     def compare(self, node: ast.Compare, state: State) -> Taint:
         taint = CLEAN
@@ -160,6 +167,7 @@ class ValueWalker:
         origin = self.source_origin(node, state)
         if origin is not None:
             self.value(node.func, state)
+            state.evaluated(origin)
             return frozenset({origin})
         name = ex.called_name(node)
         method = ex.method_name(node)
@@ -274,9 +282,11 @@ class ValueWalker:
         if isinstance(node, ast.BoolOp):
             taint = CLEAN
             truth = isinstance(node.op, ast.And)
+            before = state
             for operand in node.values:
                 taint |= self.bool_use(operand, state)
                 state = narrowed_by(operand, state, truth, self.module)
+            before.adopt_guards(state)
             return taint
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             self.bool_use(node.operand, state)
@@ -311,7 +321,7 @@ class ValueWalker:
             return self.module.classes.length_kind(cls) == "int"
         if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
             return self.module.classes.bases_length_kind(cls) == "int"
-        key = key_of(receiver)
+        key = subject_key(receiver)
         if key and state.kind(key) == INT_LENGTH_CACHE:
             return True
         return self.module.classes.constructed_kind(receiver) == "int"

@@ -2,6 +2,8 @@
 
 Taint flows through assignments; branches are merged by union; loop bodies are walked until their
 entry state stops changing (at most `LOOP_PASSES` times); `if`/`assert`/early `return` narrow the state.
+Code that cannot run is not walked: after an unconditional `return`/`raise`/`continue`/`break` in its
+block, and the branch of an `if` whose test is known before the code runs (see `static_truth`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import ast
 from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.narrowing import narrow, narrowed_key
+from lint_rules.engine.narrowing import flag_subjects, narrow, narrowed_key, static_truth, subject_key
 from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
 
@@ -103,6 +105,14 @@ class FunctionWalker(ValueWalker):
             if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
                 self.uses.int_binding(value, taint, key_of(target), annotated=False)
             self.bind_target(target, taint, kind, state)
+        if isinstance(targets[-1], ast.Name):
+            self.remember_flag(targets[-1].id, value, state)
+
+    def remember_flag(self, name: str, value: ast.expr, state: State) -> None:
+        """`is_dynamic = isinstance(c, DynamicCache)`: a later `if is_dynamic:` narrows like the test."""
+        subjects = flag_subjects(value, self.module)
+        if subjects and name not in subjects:
+            state.paths.flags[name] = (value, subjects)
 
     def walk_annotated_assign(self, node: ast.AnnAssign, state: State, following: Sequence[ast.stmt]) -> None:
         if node.value is None:
@@ -136,9 +146,21 @@ class FunctionWalker(ValueWalker):
 
     def walk_if(self, node: ast.If, state: State) -> State | None:
         self.bool_use(node.test, state)
-        then_state = self.walk_block(node.body, narrow(node.test, state.copy(), True, self.module))
-        else_state = self.walk_block(node.orelse, narrow(node.test, state.copy(), False, self.module))
-        return State.merge([then_state, else_state])
+        truth = self.known_truth(node.test)
+        branches = [(node.body, True), (node.orelse, False)]
+        return State.merge(
+            [
+                self.walk_block(body, narrow(node.test, state.copy(), branch, self.module))
+                for body, branch in branches
+                if truth is None or truth == branch
+            ]
+        )
+
+    def known_truth(self, test: ast.expr) -> bool | None:
+        """The test's truth before the code runs, unless the scope rebinds the module constant it names."""
+        if isinstance(test, ast.Name) and test.id in self.module.constants and test.id in self.scope.parameters:
+            return None
+        return static_truth(test, self.module)
 
     def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
         entry = state
@@ -202,6 +224,8 @@ class FunctionWalker(ValueWalker):
             if isinstance(node, ast.Subscript):
                 self.value(node.value, state)
                 self.index_use(node.slice, state)
+                if subject_key(node):  # `kwargs["cache"] = ...`: what a test told about the entry is gone
+                    state.kinds.pop(subject_key(node), None)
 
     def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
         """The int-annotated binding is immediately followed by the fixer's guard."""

@@ -1,0 +1,369 @@
+"""Path facts (issue 15 item 3): what a path through a function proves about a length's origin.
+Each case is reduced from real code (the package is named); the silent ones say why they must
+stay silent, the reported ones why they must not."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lint_rules.engine import analyze_source
+
+
+def codes(code: str) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in analyze_source(textwrap.dedent(code).lstrip("\n"), "m.py")]
+
+
+SILENT = [
+    pytest.param(
+        """
+        def update_mask(mask, x, cache):
+            past = cache.get_seq_length() if cache is not None else 0
+            if cache is None:
+                return mask[:, : past + x.shape[1]]
+            return mask
+        """,
+        id="ternary-origin-under-is-none",  # the call ran only where cache is not None: past is 0 here
+    ),
+    pytest.param(
+        """
+        def update_mask(mask, x, cache):
+            past = cache.get_seq_length() if cache is not None else 0
+            if cache is not None:
+                return mask
+            return mask[:, : past + x.shape[1]]
+        """,
+        id="ternary-origin-after-early-return",  # the rest runs only where cache is None
+    ),
+    pytest.param(
+        """
+        def positions(x, cache):
+            if cache is not None:
+                past = cache.get_seq_length()
+            else:
+                past = 0
+            if not cache is not None:
+                return torch.arange(past, past + x.shape[1])
+            return None
+        """,
+        id="statement-form-under-negated-test",
+    ),
+    pytest.param(
+        """
+        def positions(x, cache):
+            has_cache = cache is not None
+            past = cache.get_seq_length() if has_cache else 0
+            if cache is None:
+                return x[:, past:]
+        """,
+        id="flag-for-not-none",
+    ),
+    pytest.param(
+        """
+        def prepare(self, input_ids, cache):
+            past = cache.get_seq_length()
+            return input_ids
+            n = input_ids.shape[1] - past
+        """,
+        id="after-return",  # dead code after an unconditional return
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids, caches):
+            for cache in caches:
+                past = cache.get_seq_length()
+                continue
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        id="after-continue",
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if False:
+                input_ids = input_ids[:, past:]
+            if 0:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        id="if-false-and-if-0",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                print(input_ids[:, past:])
+            return input_ids
+        """,
+        id="false-module-constant",  # xtuner-style debug switches
+    ),
+    pytest.param(
+        """
+        from typing import TYPE_CHECKING
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if TYPE_CHECKING:
+                assert past >= 0
+            return input_ids
+        """,
+        id="type-checking",  # never runs
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            is_dynamic = isinstance(cache, DynamicCache)
+            if is_dynamic:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        id="flag-variable",  # DynamicCache counts shapes: an int
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            is_dynamic = isinstance(cache, DynamicCache)
+            if not is_dynamic:
+                return input_ids
+            return input_ids[:, cache.get_seq_length():]
+        """,
+        id="flag-variable-early-return",
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids, cache):
+            from transformers import DynamicCache
+
+            if isinstance(cache, DynamicCache):
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        id="import-inside-the-function-isinstance",
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids):
+            from transformers.cache_utils import DynamicCache
+
+            cache = DynamicCache()
+            return input_ids[:, cache.get_seq_length():]
+        """,
+        id="import-inside-the-function-constructor",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        class Attention(nn.Module):
+            def forward(self, x, **kwargs):
+                first = (
+                    "past_key_value" in kwargs
+                    and isinstance(kwargs["past_key_value"], DynamicCache)
+                    and kwargs["past_key_value"].get_seq_length() == 0
+                )
+                if first:
+                    self.start = 0
+                return x
+        """,
+        id="subscript-receiver",  # autoawq's fused attention
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, state):
+            if isinstance(state.model.cache, DynamicCache):
+                return input_ids[:, state.model.cache.get_seq_length():]
+            return input_ids
+        """,
+        id="attribute-chain-receiver",
+    ),
+]
+
+
+@pytest.mark.parametrize("code", SILENT)
+def test_silent(code: str) -> None:
+    assert codes(code) == []
+
+
+REPORTED = [
+    pytest.param(
+        """
+        def update_mask(mask, x, cache):
+            past = cache.get_seq_length() if cache is not None else 0
+            if cache is not None:
+                return mask[:, : past + x.shape[1]]
+            return mask
+        """,
+        [(4, "SLG002")],
+        id="ternary-origin-under-is-not-none",  # the call ran: a StaticCache's length is a tensor
+    ),
+    pytest.param(
+        """
+        def update_mask(mask, x, cache, other):
+            past = cache.get_seq_length() if cache is not None else 0
+            cache = other
+            if cache is None:
+                return mask[:, :past]
+            return mask
+        """,
+        [(5, "SLG002")],
+        id="guard-forgotten-when-rebound",  # the test is about another object now
+    ),
+    pytest.param(
+        """
+        def update_mask(mask, x, cache):
+            past = cache.get_seq_length() if x is not None else 0
+            if cache is None:
+                return mask[:, :past]
+            return mask
+        """,
+        [(4, "SLG002")],
+        id="guard-on-another-name",
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if not cache:
+                return input_ids[:, past:]
+            return input_ids
+        """,
+        [(4, "SLG002")],
+        id="falsy-cache-is-not-none",  # an empty cache is falsy, and it did run the call
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+
+        def prepare(input_ids, cache, DEBUG):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(6, "SLG002")],
+        id="constant-shadowed-by-a-parameter",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+        DEBUG = True
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="constant-bound-twice",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache, other):
+            is_dynamic = isinstance(cache, DynamicCache)
+            cache = other
+            if is_dynamic:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="flag-subject-rebound",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            is_dynamic = isinstance(cache, DynamicCache)
+            is_dynamic = True
+            if is_dynamic:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="flag-rebound",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            is_dynamic = isinstance(cache, DynamicCache)
+            if is_dynamic:
+                return input_ids
+            return input_ids[:, cache.get_seq_length():]
+        """,
+        [(7, "SLG002")],
+        id="flag-else-branch",  # not a DynamicCache: anything else, a StaticCache too
+    ),
+    pytest.param(
+        """
+        from transformers import StaticCache
+
+        def prepare(input_ids, cache):
+            is_static = isinstance(cache, StaticCache)
+            if not is_static:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(6, "SLG002")],
+        id="not-static-proves-nothing",  # EncoderDecoderCache wraps a StaticCache (README Limits)
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def forward(x, **kwargs):
+            if isinstance(kwargs["cache"], DynamicCache):
+                kwargs["cache"] = make_cache()
+                return x[:, kwargs["cache"].get_seq_length():]
+            return x
+        """,
+        [(6, "SLG002")],
+        id="subscript-entry-rebound",
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids, cache):
+            from mylib import DynamicCache
+
+            if isinstance(cache, DynamicCache):
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(5, "SLG002")],
+        id="import-inside-the-function-of-another-package",  # not transformers' DynamicCache
+    ),
+    pytest.param(
+        """
+        DEBUG = True
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if not DEBUG:
+                return input_ids
+            return input_ids[:, past:]
+        """,
+        [(7, "SLG002")],
+        id="true-constant-keeps-the-rest",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), REPORTED)
+def test_reported(code: str, expected: list[tuple[int, str]]) -> None:
+    assert codes(code) == expected
