@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import textwrap
+from collections.abc import Sequence
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,16 +41,39 @@ class Rule:
     """The device-preserving rewrite the fixer applies to some of the rule's uses ("" if none)."""
 
     def detail(self, use: str, **fields: object) -> str:
-        """What the use is, e.g. "slice bound `-n`"; `passed` is shared: a call into a function that has the use."""
-        templates = dict(self.uses)
-        return (templates[use] if use != "passed" else PASSED_TEMPLATE).format(**fields)
+        """What the use is, e.g. "slice bound `-n`"; `passed` is shared: a call into a function that has
+        the use, or a chain of calls (`callees`, outermost first) down to it."""
+        if use == "passed":
+            callees = fields.pop("callees")
+            assert isinstance(callees, tuple)
+            return PASSED_TEMPLATE.format(callees=" -> ".join(f"`{callee}()`" for callee in callees), **fields)
+        return dict(self.uses)[use].format(**fields)
 
-    def message(self, detail: str, method: str, line: int, compiled_region: str) -> str:
+    def message(
+        self, detail: str, method: str, line: int, compiled_region: str, also_from: Sequence[tuple[str, int]] = ()
+    ) -> str:
+        """`also_from`: the other source calls (method, line) whose values reach the same use."""
         where = f" [compiled region: {compiled_region}]" if compiled_region else ""
-        return f"{detail}: tensor-valued length from `{method}()` on line {line} used as a Python int{where}"
+        return f"{detail}: tensor-valued length from {origins_text([(method, line), *also_from])} used as a Python int{where}"
 
 
-PASSED_TEMPLATE = "passed as `{parameter}` to `{callee}()`, which uses it as {callee_detail} (line {callee_line})"
+PASSED_TEMPLATE = "passed as `{parameter}` to {callees} (line {callee_line}), which uses it as {callee_detail}"
+
+
+def origins_text(origins: Sequence[tuple[str, int]]) -> str:
+    """`m()` on line 4; 2 calls of `m()` on line 4 (or on lines 4 and 6); `a()` on line 4 and `b()` on line 6."""
+    origins = sorted(origins, key=lambda origin: (origin[1], origin[0]))
+    methods = list(dict.fromkeys(method for method, _ in origins))
+    if len(methods) == 1:
+        lines = list(dict.fromkeys(line for _, line in origins))
+        where = f"line {lines[0]}" if len(lines) == 1 else f"lines {and_list([str(line) for line in lines])}"
+        calls = f"`{methods[0]}()`" if len(origins) == 1 else f"{len(origins)} calls of `{methods[0]}()`"
+        return f"{calls} on {where}"
+    return and_list([f"`{method}()` on line {line}" for method, line in origins])
+
+
+def and_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 RULES: dict[str, Rule] = {}

@@ -221,8 +221,8 @@ def test_argument_used_as_an_int_by_the_callee_is_reported_at_the_call() -> None
     assert (arithmetic.line, arithmetic.code) == (6, "SLG001")
     assert (finding.line, finding.code, finding.col) == (7, "SLG002", 82)
     assert finding.message.startswith(
-        "passed as `next_sequence_length` to `prepare_inputs_for_generation()`, "
-        "which uses it as slice bound `-next_sequence_length` (line 3)"
+        "passed as `next_sequence_length` to `prepare_inputs_for_generation()` (line 3), "
+        "which uses it as slice bound `-next_sequence_length`:"
     )
     assert finding.fix.safety is FixSafety.SAFE
     assert finding.fix == arithmetic.fix, "one plan for both: hoist the call on line 6"
@@ -242,7 +242,9 @@ def test_parameter_uses_are_followed_through_further_calls() -> None:
         """
     )
     assert finding.code == "SLG003"
-    assert "passed as `n` to `outer()`, which uses it as passed as `n` to `inner()`" in finding.message
+    assert finding.message.startswith(
+        "passed as `n` to `outer()` -> `inner()` (line 2), which uses it as size argument of `torch.zeros()`:"
+    )
 
 
 def test_submodule_forward_gets_the_argument() -> None:
@@ -266,7 +268,7 @@ def test_submodule_forward_gets_the_argument() -> None:
     )
     assert (arithmetic.line, arithmetic.code) == (12, "SLG001")
     assert (finding.line, finding.code) == (13, "SLG004")
-    assert "passed as `seq_len` to `forward()`, which uses it as Python truth test" in finding.message
+    assert "passed as `seq_len` to `forward()` (line 3), which uses it as Python truth test" in finding.message
 
 
 def test_positional_arguments_skip_self_and_stop_at_a_starred_one() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
@@ -14,7 +15,7 @@ from lint_rules.engine.summaries import Summaries
 from lint_rules.engine.taint import Origin
 from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker
-from lint_rules.findings import Finding
+from lint_rules.findings import Finding, FixPlan, FixSafety
 from lint_rules.settings import DEFAULT_SOURCE_METHODS
 
 
@@ -58,9 +59,38 @@ def to_findings(uses: Iterable[Use], source: SourceText, path: str) -> Iterator[
     for use in uses:
         if isinstance(use.origin, Origin):
             use.origin.reported = True
+    at_place: dict[tuple[int, str], list[tuple[Use, Finding]]] = {}
     for use in uses:
         if isinstance(use.origin, Origin):
-            yield to_finding(use, use.origin, source, path)
+            pair = (use, to_finding(use, use.origin, source, path))
+            at_place.setdefault((id(use.node), use.rule.code), []).append(pair)
+    for found in at_place.values():
+        yield from merged(found)
+
+
+def merged(found: list[tuple[Use, Finding]]) -> list[Finding]:
+    """One finding per place and rule, naming every source call whose value reaches it, where one fix
+    serves them all (`a.get_seq_length() if x else b.get_seq_length()`). Values that need fixes of
+    their own (bound on two branches) stay one finding each, so that the fixer gets every plan."""
+    found = sorted(
+        {finding_key(finding): (use, finding) for use, finding in found}.values(), key=lambda f: finding_key(f[1])
+    )
+    findings = [finding for _, finding in found]
+    if len(findings) == 1 or not one_fix([finding.fix for finding in findings]):
+        return findings
+    use, first = found[0]
+    others = [(finding.source_method, finding.origin.line) for finding in findings[1:]]
+    message = use.rule.message(use.detail, first.source_method, first.origin.line, first.compiled_region, others)
+    return [dataclasses.replace(first, message=message)]
+
+
+def one_fix(plans: Sequence[FixPlan]) -> bool:
+    """Nothing to apply for any of them, or the same edit for all (a guard after the one statement that
+    binds them all), whichever call each plan started from."""
+    first = plans[0]
+    if all(plan.safety is FixSafety.NONE for plan in plans):
+        return True
+    return all(dataclasses.replace(plan, call=first.call) == first for plan in plans)
 
 
 def finding_key(finding: Finding) -> tuple[int, int, str, int, int]:

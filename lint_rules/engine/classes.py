@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor
+from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.caches import TRANSFORMERS_MODULES, length_kind_of_transformers_class
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import top_level_statements
@@ -230,8 +231,9 @@ def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
     return {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
 
 
-_OTHER_MODULES: dict[tuple[Path, frozenset[str], int], ClassFacts | None] = {}
-"""Facts of the sibling modules read so far in this process, by the depth they were reached at
+MAX_OTHER_MODULES = 128
+_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int], ClassFacts | None] = BoundedCache(MAX_OTHER_MODULES)
+"""Facts of the sibling modules used last in this process, by the depth they were reached at
 (which bounds how far their own imports are followed)."""
 
 

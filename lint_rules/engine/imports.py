@@ -11,6 +11,7 @@ import ast
 import os
 from pathlib import Path
 
+from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.module_text import import_statements
 
 
@@ -66,11 +67,13 @@ def module_file(module: str, root: Path | None) -> Path | None:
     return None
 
 
-_PARSED: dict[Path, ast.Module | None] = {}
+MAX_PARSED_MODULES = 128
+_PARSED: BoundedCache[Path, ast.Module | None] = BoundedCache(MAX_PARSED_MODULES)
 
 
 def parsed_module(file: Path) -> ast.Module | None:
-    """The module's tree, parsed once per process (None if it cannot be read or parsed)."""
+    """The module's tree, parsed once while it stays among the modules used last (None if it cannot be
+    read or parsed)."""
     if file not in _PARSED:
         try:
             _PARSED[file] = ast.parse(file.read_bytes(), filename=str(file))

@@ -15,12 +15,26 @@ from lint_rules.rules import SLG001, SLG002, SLG003, SLG004, SLG005, Rule
 
 
 @dataclasses.dataclass(frozen=True)
+class Passing:
+    """A length passed down a chain of calls to the function that uses it as an int."""
+
+    callees: tuple[str, ...]
+    """The functions it is passed through, outermost first; the last one has the use."""
+    detail: str
+    """The use in the last one (e.g. "slice bound `m`")."""
+    line: str
+    """Where that use is ("11", or "11 of utils.py")."""
+
+
+@dataclasses.dataclass(frozen=True)
 class Use:
     node: ast.AST
     rule: Rule
     detail: str
     origin: Origin | ParameterOrigin
     scope: Scope
+    passing: Passing | None = None
+    """For an argument: the chain of calls to the int use (one finding reads it as one chain)."""
 
 
 class Uses:
@@ -70,18 +84,33 @@ class Uses:
     def passed_to(self, argument: ast.expr, taint: Taint, callee: str, parameter: str, callee_use: Use) -> None:
         """A tainted argument for a parameter that the callee uses as an int: the callee's rule."""
         line = getattr(callee_use.node, "lineno", 0)
+        inner = callee_use.passing or Passing((), callee_use.detail, str(line))
+        passing = Passing((callee, *inner.callees), inner.detail, inner.line)
         detail = callee_use.rule.detail(
-            "passed", parameter=parameter, callee=callee, callee_detail=callee_use.detail, callee_line=line
+            "passed",
+            parameter=parameter,
+            callees=passing.callees,
+            callee_detail=passing.detail,
+            callee_line=passing.line,
         )
-        self.report(argument, callee_use.rule, detail, taint)
+        self.report(argument, callee_use.rule, detail, taint, passing=passing)
 
-    def report(self, node: ast.AST, rule: Rule, detail: str, taint: Taint, in_own_statement: bool = True) -> None:
+    def report(
+        self,
+        node: ast.AST,
+        rule: Rule,
+        detail: str,
+        taint: Taint,
+        in_own_statement: bool = True,
+        passing: Passing | None = None,
+    ) -> None:
         """`in_own_statement`: an int use inside the statement that binds the value, which a guard
         after that statement cannot fix."""
         for origin in taint:
             if in_own_statement and isinstance(origin, Origin) and origin.statement is self.statement:
                 origin.used_in_own_statement = True
-            self.found.setdefault((id(node), rule.code, id(origin)), Use(node, rule, detail, origin, self.scope))
+            use = Use(node, rule, detail, origin, self.scope, passing)
+            self.found.setdefault((id(node), rule.code, id(origin)), use)
 
 
 def operator_text(operator: ast.operator) -> str:

@@ -1,0 +1,131 @@
+"""Messages (issue 15 item 4): one finding per place and rule, naming every source call whose value
+reaches it, and a length passed down several calls read as one chain."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fixers.fix_files import fix_text
+from lint_rules.engine import analyze_source
+from lint_rules.findings import Finding
+from lint_rules.settings import Settings
+
+
+def source(code: str) -> str:
+    return textwrap.dedent(code).lstrip("\n")
+
+
+def findings(code: str) -> list[Finding]:
+    return analyze_source(source(code), "m.py")
+
+
+def test_a_ternary_with_a_call_in_each_arm_is_one_finding() -> None:
+    """transformers' `_update_causal_mask` copies:
+    `past = self_cache.get_seq_length() if use_self else cross_cache.get_seq_length()`."""
+    [finding] = findings(
+        """
+        def update(self_cache, cross_cache, use_self, ids):
+            past = self_cache.get_seq_length() if use_self else cross_cache.get_seq_length()
+            return ids[:, past:]
+        """
+    )
+    assert finding.line == 3
+    assert "from 2 calls of `get_seq_length()` on line 2 used as" in finding.message
+
+
+def test_an_inline_ternary_is_one_finding() -> None:
+    [finding] = findings(
+        """
+        def update(a, b, x, ids):
+            return ids[:, a.get_seq_length() if x else b.get_seq_length():]
+        """
+    )
+    assert "2 calls of `get_seq_length()` on line 2" in finding.message
+    assert "conditional-expression arm" in finding.fix.reason
+
+
+def test_origins_on_several_lines_and_methods_are_named() -> None:
+    [finding] = findings(
+        """
+        def update(a, b, x, ids):
+            past = (
+                a.get_seq_length()
+                if x
+                else b.get_query_offset(0)
+            )
+            return ids[:, past:]
+        """
+    )
+    assert "from `get_seq_length()` on line 3 and `get_query_offset()` on line 5 used as" in finding.message
+
+
+def test_values_bound_on_two_branches_keep_a_finding_each() -> None:
+    """Each needs its own guard: one finding would give the fixer only one of the two plans."""
+    code = """
+        import torch
+
+        def update(a, b, x, ids):
+            if x:
+                past = a.get_seq_length()
+            else:
+                past = b.get_seq_length()
+            return ids[:, past:]
+        """
+    assert [(finding.line, finding.origin.line) for finding in findings(code)] == [(8, 5), (8, 7)]
+    fixed = fix_text("m.py", source(code), Settings())
+    assert fixed.count("int(past.item())") == 2
+    assert fix_text("m.py", fixed, Settings()) == fixed
+
+
+def test_the_merged_finding_is_fixed_once() -> None:
+    code = """
+        import torch
+
+        def update(a, b, x, ids):
+            past = a.get_seq_length() if x else b.get_seq_length()
+            return ids[:, past:]
+        """
+    fixed = fix_text("m.py", source(code), Settings())
+    assert fixed.count("int(past.item())") == 1
+    assert findings(fixed) == []
+
+
+def test_a_length_passed_down_two_calls_reads_as_one_chain() -> None:
+    """Reduced from parler-tts: `cache_length` passed to `forward_embedding()`, which passes it to the
+    embedding's `forward()`, which slices with it."""
+    [finding] = findings(
+        """
+        class Embedding(nn.Module):
+            def forward(self, ids, past_length):
+                return self.weights[past_length:]
+
+        class Decoder(nn.Module):
+            def __init__(self):
+                self.embed = Embedding()
+
+            def forward_embedding(self, ids, cache_length):
+                return self.embed(ids, past_length=cache_length)
+
+            def prepare(self, ids, cache):
+                cache_length = cache.get_seq_length()
+                return self.forward_embedding(ids, cache_length)
+        """
+    )
+    assert finding.message.startswith(
+        "passed as `cache_length` to `forward_embedding()` -> `forward()` (line 3), "
+        "which uses it as slice bound `past_length`: tensor-valued length from `get_seq_length()` on line 13"
+    )
+    assert "which uses it as passed as" not in finding.message
+
+
+def test_one_call_is_one_link() -> None:
+    [finding] = findings(
+        """
+        def trim(ids, n):
+            return ids[:, n:]
+
+        def run(cache, ids):
+            return trim(ids, cache.get_seq_length())
+        """
+    )
+    assert finding.message.startswith("passed as `n` to `trim()` (line 2), which uses it as slice bound `n`:")
