@@ -34,7 +34,8 @@ class Rule:
     fix_safety: str
     valid: tuple[Example, ...]
     invalid: tuple[Example, ...]
-    """Each invalid example marks the reported lines with a trailing `# error` comment."""
+    """Each invalid example marks each reported line with a trailing comment naming its codes
+    (`# SLG002`, or `# SLG001, SLG004` for several), which tests/test_rules.py checks exactly."""
     uses: tuple[tuple[str, str], ...] = ()
     """(use, message template): how the rule describes each kind of harmful use it reports."""
     device_fix: str = ""
