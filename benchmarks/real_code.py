@@ -86,7 +86,8 @@ class EngineRun:
 
     returncode: int
     findings: list[dict[str, Any]]
-    diff: str
+    diff: bytes
+    """The patch as the fixer wrote it: each file's own encoding and line endings, kept byte for byte."""
     stderr: str
 
 
@@ -160,15 +161,16 @@ def engine_location(engine: Path) -> str:
     return done.stdout.strip()
 
 
-def split_json_tail(stdout: str) -> tuple[str, list[dict[str, Any]]]:
+def split_json_tail(stdout: bytes) -> tuple[bytes, list[dict[str, Any]]]:
     """Split the fixer's `--diff --format json` output into the diff and the findings.
 
     Diff lines start with `-`, `+`, ` `, `@` or `\\`; the JSON array starts on a line of its own.
+    Bytes, not text: the patch keeps each file's encoding and its CRs.
     """
     lines = stdout.splitlines(keepends=True)
     for index in range(len(lines) - 1, -1, -1):
-        if lines[index].startswith("["):
-            return "".join(lines[:index]), json.loads("".join(lines[index:]))
+        if lines[index].startswith(b"["):
+            return b"".join(lines[:index]), json.loads(b"".join(lines[index:]))
     return stdout, []
 
 
@@ -176,12 +178,13 @@ def run_engine(module: str, extra: list[str], package: Package, engine: Path, co
     """Run `python -m module` from the engine's folder over one package."""
     command = [sys.executable, "-m", module, "--config", str(config), "--format", "json"]
     command += ["--exit-zero", *extra, str(package.root)]
-    done = subprocess.run(command, cwd=engine, env=engine_env(engine), capture_output=True, text=True)
+    done = subprocess.run(command, cwd=engine, env=engine_env(engine), capture_output=True)
+    stderr = done.stderr.decode("utf-8", errors="backslashreplace")  # a message, kept readable whatever its bytes
     try:
-        diff, findings = split_json_tail(done.stdout) if done.stdout.strip() else ("", [])
+        diff, findings = split_json_tail(done.stdout) if done.stdout.strip() else (b"", [])
     except ValueError as error:  # not JSON: keep the run, report it as a problem
-        return EngineRun(done.returncode or 1, [], "", f"{done.stderr}\nunreadable JSON output: {error}")
-    return EngineRun(done.returncode, findings, diff, done.stderr)
+        return EngineRun(done.returncode or 1, [], b"", f"{stderr}\nunreadable JSON output: {error}")
+    return EngineRun(done.returncode, findings, diff, stderr)
 
 
 def finding_key(finding: dict[str, Any]) -> tuple[Any, ...]:
@@ -224,10 +227,10 @@ def candidate_files(root: Path) -> tuple[int, int]:
     return total, mentions
 
 
-def diff_stats(diff: str) -> dict[str, int]:
+def diff_stats(diff: bytes) -> dict[str, int]:
     """Files and added lines in the fixer's patch."""
-    files = sum(1 for line in diff.splitlines() if line.startswith("+++ "))
-    added = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    files = sum(1 for line in diff.splitlines() if line.startswith(b"+++ "))
+    added = sum(1 for line in diff.splitlines() if line.startswith(b"+") and not line.startswith(b"+++"))
     return {"files_rewritten": files, "lines_added": added}
 
 
@@ -243,7 +246,7 @@ def analyse(package: Package, engine: Path, config: Path, cache: Path) -> dict[s
     fix = run_engine("fixers.rewrite", ["--diff"], package, engine, config)
     diff_path = cache / "diffs" / f"{package.name}-{package.version}.diff"
     diff_path.parent.mkdir(parents=True, exist_ok=True)
-    diff_path.write_text(fix.diff, encoding="utf-8")
+    diff_path.write_bytes(fix.diff)
     total, mentions = candidate_files(package.root)
     summary = {
         "package": package.name,
