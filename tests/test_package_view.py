@@ -1,7 +1,9 @@
-"""Compiled reach across the modules of a package (`lint_rules/engine/package.py`): a helper that no
+"""The package view. Compiled reach across modules (`lint_rules/engine/package.py`): a helper that no
 compiled region of its own module calls is still compiled when a `forward` of another module of
 the package calls it, so its guard would be a graph break; a helper only host code calls keeps its
-safe guard."""
+safe guard. Calls across modules (`lint_rules/engine/imported_calls.py`): a length passed to a
+function of another module that uses it as an int is reported at the argument, and a function of
+another module that returns a length is a source where it is called."""
 
 from __future__ import annotations
 
@@ -100,3 +102,83 @@ def test_a_call_of_another_function_with_the_same_name_does_not_count(tmp_path: 
         for safeties in findings_by_function(package / "rope.py").values()
         for safety in safeties
     )
+
+
+UTILS = """\
+    import torch
+
+
+    def build_positions(past, n, device):
+        return torch.arange(past, past + n, device=device)
+
+
+    def trim(ids, past):
+        return ids[:, past:]
+
+
+    def describe(past):
+        return f"{past} tokens cached"
+"""
+HELPERS = """\
+    def offset_of(cache):
+        return cache.get_seq_length()
+"""
+MODELING_WITH_UTILS = """\
+    from torch import nn
+
+    from .utils import build_positions
+
+
+    class TinyModel(nn.Module):
+        def forward(self, ids, cache):
+            past = cache.get_seq_length()
+            return build_positions(past, ids.shape[1], ids.device)
+"""
+GENERATION_WITH_HELPERS = """\
+    from tiny import offset_of
+    from . import utils
+
+
+    def generate(ids, cache):
+        start = cache.get_seq_length()
+        print(utils.describe(start))
+        ids = utils.trim(ids, start)
+        return ids[:, offset_of(cache):]
+"""
+
+
+def cross_module_package(root: Path) -> Path:
+    package = write_package(
+        root,
+        {"utils": UTILS, "helpers": HELPERS, "modeling": MODELING_WITH_UTILS, "generation": GENERATION_WITH_HELPERS},
+    )
+    (package / "__init__.py").write_text("from .helpers import offset_of\n")
+    return package
+
+
+def test_a_length_passed_into_another_module_is_reported_at_the_argument(tmp_path: Path) -> None:
+    package = cross_module_package(tmp_path)
+    [finding] = check_path(str(package / "modeling.py"), Settings()).findings
+    assert (finding.line, finding.code) == (9, "SLG003")
+    assert "passed as `past` to `build_positions()`" in finding.message
+    assert "(line 5 of utils.py)" in finding.message
+    assert finding.compiled_region == "forward method"
+
+
+def test_a_host_helper_of_another_module_and_a_re_exported_source(tmp_path: Path) -> None:
+    package = cross_module_package(tmp_path)
+    findings = check_path(str(package / "generation.py"), Settings()).findings
+    assert [(finding.line, finding.code) for finding in findings] == [(8, "SLG002"), (9, "SLG002")]
+    passed, inline = findings
+    assert "passed as `past` to `trim()`" in passed.message and "of utils.py" in passed.message
+    assert "from `offset_of()`" in inline.message
+    assert all(finding.fix.safety is FixSafety.SAFE for finding in findings)
+
+
+def test_the_fixer_guards_where_a_caller_in_another_module_needs_an_int(tmp_path: Path) -> None:
+    package = cross_module_package(tmp_path)
+    generation = package / "generation.py"
+    fixed = fix_text(str(generation), generation.read_text(), Settings())
+    assert "start = int(start.item())" in fixed
+    assert "offset_of_2 = offset_of(cache)\n" in fixed and "offset_of_2 = int(offset_of_2.item())" in fixed
+    assert fixed.endswith("return ids[:, offset_of_2:]\n")

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine.imported_calls import imported_source_functions
+from lint_rules.engine.imports import parsed_module
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import mentions_any
 from lint_rules.engine.scopes import Scope, scopes_to_walk
@@ -18,6 +22,11 @@ from lint_rules.engine.walker import FunctionWalker
 from lint_rules.findings import Finding, FixPlan, FixSafety
 from lint_rules.settings import DEFAULT_SOURCE_METHODS
 
+MAX_MODULE_HOPS = 1
+"""Calls are followed into modules at most this many imports away from the module checked."""
+MODULES_KEPT = 64
+"""Other modules' facts kept between files of a run (and of a long-lived flake8 process)."""
+
 
 def analyze_tree(
     tree: ast.Module,
@@ -27,12 +36,7 @@ def analyze_tree(
 ) -> list[Finding]:
     """All findings in a parsed module, in source order. `path` locates the module's package on
     disk, so that classes imported from sibling modules can be read."""
-    module = ModuleFacts(tree, source, source_methods, path)
-    module.summaries = Summaries(module)
-    source_functions = module.summaries.discover_source_functions()
-    if source_functions:
-        module.add_mentions(source_functions)
-        module.summaries = Summaries(module, source_functions)
+    module = module_facts(tree, source, path, frozenset(source_methods), hops=0)
     uses = [use for scope in scopes_to_walk(tree, module) for use in uses_in(scope, module)]
     findings = {finding_key(finding): finding for finding in to_findings(uses, source, path)}
     return sorted(findings.values(), key=finding_key)
@@ -44,6 +48,46 @@ def analyze_source(text: str, path: str, source_methods: Sequence[str] = DEFAULT
         return []
     tree = ast.parse(text, filename=path)
     return analyze_tree(tree, SourceText(text), path, source_methods)
+
+
+def module_facts(
+    tree: ast.Module, source: SourceText, path: str, source_methods: frozenset[str], hops: int
+) -> ModuleFacts:
+    """The module's facts with its summaries; `hops`: how many modules away from the one being checked."""
+    module = ModuleFacts(tree, source, sorted(source_methods), path)
+    if hops < MAX_MODULE_HOPS:
+        module.load_module = functools.partial(load_module, source_methods=source_methods, hops=hops + 1)
+    module.summaries = Summaries(module)
+    if hops > 0:
+        return module  # read for a callee's summary: what it calls is summarized on demand
+    module.imported_sources = imported_source_functions(module)
+    source_functions = module.summaries.discover_source_functions() | module.imported_sources
+    if source_functions:
+        module.add_mentions(source_functions)
+        module.summaries = Summaries(module, source_functions)
+    return module
+
+
+def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleFacts | None:
+    try:
+        stamp = file.stat().st_mtime_ns
+    except OSError:
+        return None
+    return loaded_module(file, stamp, source_methods, hops)
+
+
+@functools.lru_cache(maxsize=MODULES_KEPT)
+def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleFacts | None:
+    """Another module of the package, read for its summaries once per run (`stamp`: its mtime, so an
+    edited file is read again in a long-lived process)."""
+    tree = parsed_module(file)
+    if tree is None:
+        return None
+    try:
+        text = file.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return module_facts(tree, SourceText(text), str(file), source_methods, hops)
 
 
 def uses_in(scope: Scope, module: ModuleFacts) -> Iterable[Use]:

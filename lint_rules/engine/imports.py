@@ -8,6 +8,7 @@ each module file is parsed at most once per process.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def absolute_module(statement: ast.ImportFrom, module_name: str, is_package: boo
     return ".".join([*base, *([statement.module] if statement.module else [])])
 
 
+@functools.lru_cache(maxsize=4096)
 def module_file(module: str, root: Path | None) -> Path | None:
     """The file of a module of the same top package under `root`, if it is on disk."""
     if root is None or not module:

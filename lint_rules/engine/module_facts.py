@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lint_rules.engine.callgraph import CallGraph
@@ -21,8 +22,13 @@ if TYPE_CHECKING:
     from lint_rules.engine.summaries import Summaries
 
 
+ModuleLoader = Callable[[Path], "ModuleFacts | None"]
+"""The facts of another module of the package, with its summaries (None: not readable, or too far)."""
+
+
 class ModuleFacts:
     def __init__(self, tree: ast.Module, source: SourceText, source_methods: Sequence[str], path: str = "") -> None:
+        self.path = path
         self.tree = tree
         self.source = source
         self.source_methods = frozenset(source_methods)
@@ -33,6 +39,11 @@ class ModuleFacts:
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
         self.origins: dict[int, Origin] = {}
         self.summaries: Summaries | None = None
+        self.imported_sources: frozenset[str] = frozenset()
+        """Names imported from other modules of the package whose calls are sources."""
+        self.load_module: ModuleLoader | None = None
+        """Reads another module of the package (see `imported_calls`); None: calls into other modules
+        are not followed (a module read for another one's sake, at the hop limit)."""
         self._scopes: dict[int, Scope] = {}
         self._attribute_kinds: dict[int, dict[str, str]] = {}
 

@@ -81,9 +81,12 @@ class Uses:
     def int_isinstance(self, node: ast.Call, taint: Taint) -> None:
         self.report(node, SLG005, SLG005.detail("isinstance", expr=ast.unparse(node)), taint)
 
-    def passed_to(self, argument: ast.expr, taint: Taint, callee: str, parameter: str, callee_use: Use) -> None:
-        """A tainted argument for a parameter that the callee uses as an int: the callee's rule."""
-        line = getattr(callee_use.node, "lineno", 0)
+    def passed_to(
+        self, argument: ast.expr, taint: Taint, callee: str, parameter: str, callee_use: Use, file_name: str = ""
+    ) -> None:
+        """A tainted argument for a parameter that the callee uses as an int: the callee's rule.
+        `file_name`: the callee's module, when it is another one."""
+        line = f"{getattr(callee_use.node, 'lineno', 0)}{f' of {file_name}' if file_name else ''}"
         inner = callee_use.passing or Passing((), callee_use.detail, str(line))
         passing = Passing((callee, *inner.callees), inner.detail, inner.line)
         detail = callee_use.rule.detail(

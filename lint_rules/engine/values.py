@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
 from lint_rules.engine.definitions import Definition
+from lint_rules.engine.imported_calls import imported_function
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow, subject_key
 from lint_rules.engine.scopes import Scope
@@ -22,6 +24,9 @@ from lint_rules.engine.taint import (
     key_of,
 )
 from lint_rules.engine.uses import Uses
+
+if TYPE_CHECKING:
+    from lint_rules.engine.summaries import Summaries
 
 ORDERING_COMPARISONS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
@@ -190,19 +195,42 @@ class ValueWalker:
         return self.call_into_module(node, state, argument_taints)
 
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
-        """A call of a same-module function: its summary says which arguments it uses as ints,
-        which reach its result, and whether its result is a source itself."""
+        """A call of a function of the module, or of another module of the package: its summary says
+        which arguments it uses as ints, which reach its result, and whether its result is a source."""
         summaries = self.module.summaries
-        if summaries is None or not self.may_call_into_module(node.func):
+        if summaries is None:
             return CLEAN
-        result = CLEAN
-        for callee in summaries.callees(node, self.scope):
-            if argument_taints:
-                result |= self.passed_arguments(node, callee, argument_taints)
-            if self.statement is not None and summaries.returns_source(callee):
-                eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
-                result |= {self.module.origin_for(node, callee.name, self.statement, self.scope, eager)}
+        callees = summaries.callees(node, self.scope) if self.may_call_into_module(node.func) else []
+        if callees:
+            return CLEAN.union(*(self.call_of(node, state, argument_taints, callee, summaries) for callee in callees))
+        imported = imported_function(self.module, node) if self.may_call_other_module(node, argument_taints) else None
+        if imported is None or imported.module.summaries is None:
+            return CLEAN
+        other = imported.module.summaries
+        return self.call_of(node, state, argument_taints, imported.definition, other, imported.file_name)
+
+    def call_of(
+        self,
+        node: ast.Call,
+        state: State,
+        argument_taints: dict[int, Taint],
+        callee: Definition,
+        summaries: Summaries,
+        file_name: str = "",
+    ) -> Taint:
+        result = (
+            self.passed_arguments(node, callee, argument_taints, summaries, file_name) if argument_taints else CLEAN
+        )
+        if self.statement is not None and summaries.returns_source(callee):
+            eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
+            result |= {self.module.origin_for(node, callee.name, self.statement, self.scope, eager)}
         return result
+
+    def may_call_other_module(self, node: ast.Call, argument_taints: dict[int, Taint]) -> bool:
+        """Worth resolving into another module: a length is passed, or the name is a known source."""
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return bool(name) and (bool(argument_taints) or name in self.module.imported_sources)
 
     def may_call_into_module(self, func: ast.expr) -> bool:
         """Cheaply: the callee's name is one a `def` of the module binds, or it is `self.attr(...)`."""
@@ -213,16 +241,22 @@ class ValueWalker:
         is_self = isinstance(func.value, ast.Name) and func.value.id == "self"
         return is_self or func.attr in self.module.definitions.defined_names
 
-    def passed_arguments(self, node: ast.Call, callee: Definition, argument_taints: dict[int, Taint]) -> Taint:
+    def passed_arguments(
+        self,
+        node: ast.Call,
+        callee: Definition,
+        argument_taints: dict[int, Taint],
+        summaries: Summaries,
+        file_name: str = "",
+    ) -> Taint:
         """Reports the tainted arguments the callee uses as ints; the taint that reaches its result."""
-        assert self.module.summaries is not None
-        summary = self.module.summaries.of(callee, seeded=True)
+        summary = summaries.of(callee, seeded=True)
         result = CLEAN
-        for argument, parameter in self.module.summaries.bind_arguments(node, callee):
+        for argument, parameter in summaries.bind_arguments(node, callee):
             taint = argument_taints.get(id(argument), CLEAN)
             use = summary.parameter_uses.get(parameter)
             if taint and use is not None:
-                self.uses.passed_to(argument, taint, callee.name, parameter, use)
+                self.uses.passed_to(argument, taint, callee.name, parameter, use, file_name)
             if parameter in summary.parameters_returned:
                 result |= taint
         return result

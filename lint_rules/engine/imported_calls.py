@@ -1,0 +1,142 @@
+"""Calls into the other modules of the package: `from .utils import build_positions` (absolute or
+relative), `from . import helpers` ... `helpers.offset_of(cache)`, and a name that the package's
+`__init__.py` re-exports. The callee's summary comes from its own module's facts, built by the
+loader that `analysis` gives each module (parsed once per run, a bounded number kept), so a length
+passed into, or returned from, a function of a sibling module is followed like a same-module one.
+
+Only module-level functions of the same top package are followed, one module away (what the
+callee calls in its own module is summarized there; its calls into further modules are not
+followed); code outside the package (transformers, for a package built on it) is known only by the
+tables. A module is analyzed at all only when its text names a source method (the prefilter).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import functools
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lint_rules.engine.imports import imported_names, module_file, parsed_module
+
+if TYPE_CHECKING:
+    from lint_rules.engine.definitions import Definition
+    from lint_rules.engine.module_facts import ModuleFacts
+
+RE_EXPORT_HOPS = 3
+TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+"""The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportedFunction:
+    definition: Definition
+    module: ModuleFacts
+    file_name: str
+
+
+def imported_function(module: ModuleFacts, call: ast.Call) -> ImportedFunction | None:
+    """The module-level function of another module of the package that `call` runs, if its form says."""
+    if module.load_module is None:
+        return None
+    origin = imported_origin(module, call.func)
+    return find_function(module, *re_export_source(module, origin, RE_EXPORT_HOPS)) if origin else None
+
+
+def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | None:
+    """(module, name) that `f` or `helpers.f` is imported from."""
+    imports = module.classes.imports()
+    if isinstance(func, ast.Name):
+        return imports.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in imports:
+        package, name = imports[func.value.id]
+        return (f"{package}.{name}", func.attr)
+    return None
+
+
+def find_function(module: ModuleFacts, source: str, name: str) -> ImportedFunction | None:
+    """The module-level `def name` of module `source` of the same top package, with its module's facts."""
+    own_name, root = module.classes.module
+    if not own_name or source.partition(".")[0] != own_name.partition(".")[0] or module.load_module is None:
+        return None
+    file = module_file(source, root)
+    if file is None or not defines_function(file, name):
+        return None
+    other = module.load_module(file)
+    found = (
+        [definition for definition in other.definitions.functions_named(name) if definition.parent is None]
+        if other
+        else []
+    )
+    return ImportedFunction(found[0], other, file.name) if found and other else None
+
+
+def imported_source_functions(module: ModuleFacts) -> frozenset[str]:
+    """The names the module imports from the package whose calls are sources (their function returns
+    a source's value), so that the scopes calling them are walked too."""
+    found = set()
+    text = module.source.text
+    for local, origin in module.classes.imports().items():
+        if f"{local}(" not in text:
+            continue
+        origin = re_export_source(module, origin, RE_EXPORT_HOPS)
+        imported = find_function(module, *origin) if mentions_source(module, origin) else None
+        summaries = imported.module.summaries if imported else None
+        if imported and summaries is not None and summaries.returns_source(imported.definition):
+            found.add(local)
+    return frozenset(found)
+
+
+def re_export_source(module: ModuleFacts, origin: tuple[str, str], hops: int) -> tuple[str, str]:
+    """Where a name imported from a package's `__init__.py` really comes from (its own imports only)."""
+    file = module_file(origin[0], module.classes.module[1])
+    if hops <= 0 or file is None or file.name != "__init__.py":
+        return origin
+    re_exported = package_imports(file, origin[0]).get(origin[1])
+    return re_export_source(module, re_exported, hops - 1) if re_exported else origin
+
+
+@functools.lru_cache(maxsize=256)
+def package_imports(file: Path, package: str) -> dict[str, tuple[str, str]]:
+    """What a package's `__init__.py` imports, by local name."""
+    tree = parsed_module(file)
+    return imported_names(tree, package, is_package=True) if tree else {}
+
+
+def mentions_source(module: ModuleFacts, origin: tuple[str, str]) -> bool:
+    """Cheaply, before any parse: the module the name comes from mentions a source method."""
+    own_name, root = module.classes.module
+    if not own_name or origin[0].partition(".")[0] != own_name.partition(".")[0]:
+        return False
+    file = module_file(origin[0], root)
+    return file is not None and function_mentions(file, origin[1], module.source_methods)
+
+
+@functools.lru_cache(maxsize=4096)
+def defines_function(file: Path, name: str) -> bool:
+    """Cheaply, from the text: the file has a `def name(` (so a class or a constant is never parsed for)."""
+    return f"def {name}(".encode() in file_bytes(file)
+
+
+@functools.lru_cache(maxsize=4096)
+def function_mentions(file: Path, name: str, methods: frozenset[str]) -> bool:
+    """Cheaply, from the text: the module-level `def name(` mentions a source method in its lines (up
+    to the next line that starts in column 0), so it may return a source's value."""
+    data = file_bytes(file)
+    header = f"def {name}(".encode()
+    start = 0 if data.startswith(header) else data.find(b"\n" + header) + 1
+    if start == 0 and not data.startswith(header):
+        return False
+    end = TOP_LEVEL_LINE.search(data, start + 1)
+    body = data[start : end.start() if end else len(data)]
+    return any(method.encode() in body for method in methods)
+
+
+@functools.lru_cache(maxsize=256)
+def file_bytes(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except OSError:
+        return b""
