@@ -17,7 +17,7 @@ import re
 import subprocess
 import sys
 import tokenize
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -198,13 +198,108 @@ def rewrite_problems(old: bytes, new: bytes) -> list[str]:
         for number in range(new_start, new_end)
     }
     insertion = find_insertions(new_tree, new_line_numbers)
-    problems += line_diff_problems(opcodes, old_lines, new_tree, insertion)
+    rewritten_lines = device_rewrite_lines(new_tree, new_line_numbers)
+    problems += line_diff_problems(opcodes, old_lines, new_tree, insertion, rewritten_lines)
     problems += newline_problems(old_lines, new_lines, new_line_numbers)
-    if undo_insertions(new, insertion) != old:
-        problems.append("taking the inserted statements out does not give the original bytes back")
-    if ast.dump(old_tree) != ast.dump(strip_tree(new_tree, insertion)):
-        problems.append("the ast differs from the original beyond the inserted statements")
+    problems += undone_bytes_problems(old, undo_insertions(new, insertion), rewritten_lines, insertion)
+    old_arange, new_arange = ArangeForms(), ArangeForms()
+    old_dump, new_dump = (
+        ast.dump(old_arange.visit(old_tree)),
+        ast.dump(new_arange.visit(strip_tree(new_tree, insertion))),
+    )
+    if old_dump != new_dump:
+        problems.append("the ast differs from the original beyond the inserted statements and device rewrites")
+    problems += device_problems(old_arange.devices, new_arange.devices)
     return problems
+
+
+# ----------------------------------------------------------------- the device rewrite, independently
+# `torch.arange(a, a + n, ...)` (or `n + a`, or `arange(b - n, b)`) becomes `torch.arange(n, ...) + a`,
+# and a call without `device=` may gain one. Both forms are brought to one placeholder on each side,
+# so that the trees compare equal exactly when the rewrite kept every operand and keyword.
+
+
+class ArangeForms(ast.NodeTransformer):
+    """Replaces both forms with `__arange_from__(a, n, <keywords but device>)`; `devices` lists the
+    `device=` of each, in order (None where there is none)."""
+
+    def __init__(self) -> None:
+        self.devices: list[str | None] = []
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Add) and is_arange(node.left) and len(node.left.args) == 1:
+            return self.placeholder(node.right, node.left.args[0], node.left)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (is_arange(node) and len(node.args) == 2):
+            return node
+        found = spans(*node.args)
+        return self.placeholder(*found[0], node) if found else node
+
+    def placeholder(self, offset: ast.expr, span: ast.expr, call: ast.Call) -> ast.Call:
+        device = [keyword for keyword in call.keywords if keyword.arg == "device"]
+        self.devices.append(ast.dump(device[0].value) if device else None)
+        keywords = [keyword for keyword in call.keywords if keyword.arg != "device"]
+        return ast.Call(ast.Name("__arange_from__", ast.Load()), [offset, span], keywords)
+
+
+def is_arange(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "arange"
+
+
+def spans(start: ast.expr, end: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """(offset, span) when `end - start` is a term of the bounds: `a, a + n`, `a, n + a`, `b - n, b`."""
+    same = ast.dump
+    if isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add):
+        if same(end.left) == same(start):
+            return [(start, end.right)]
+        if same(end.right) == same(start):
+            return [(start, end.left)]
+    if isinstance(start, ast.BinOp) and isinstance(start.op, ast.Sub) and same(start.left) == same(end):
+        return [(start, start.right)]
+    return []
+
+
+def device_problems(old: list[str | None], new: list[str | None]) -> list[str]:
+    """A device the original named is kept; one may be added where it named none."""
+    if len(old) != len(new):
+        return [f"{len(old)} arange forms in the original, {len(new)} after the rewrite"]
+    return [
+        f"the device of an arange changed: {before} -> {after}"
+        for before, after in zip(old, new, strict=True)
+        if before is not None and before != after
+    ]
+
+
+def device_rewrite_lines(tree: ast.Module, new_line_numbers: set[int]) -> set[int]:
+    """The lines of the statements, among the new lines, that hold an `arange(n, ...) + a`."""
+    found: set[int] = set()
+    for statement in ast.walk(tree):
+        if not isinstance(statement, ast.stmt) or not statement_lines(statement) & new_line_numbers:
+            continue
+        own = [node for node in ast.walk(statement) if isinstance(node, ast.BinOp) and is_arange(node.left)]
+        if own and not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For)):
+            found |= statement_lines(statement)
+    return found
+
+
+def undone_bytes_problems(old: bytes, undone: bytes, rewritten_lines: set[int], insertion: Insertion) -> list[str]:
+    """With the inserted statements taken out, the bytes are the original's, but for the lines of
+    statements holding a device rewrite (which the ast comparison checks)."""
+    if undone == old:
+        return []
+    kept = [number for number in range(1, len(split_lines(undone)) + 2) if number not in insertion.lines]
+    allowed = {kept.index(number) for number in rewritten_lines if number in kept}
+    old_lines, undone_lines = split_lines(old), split_lines(undone)
+    matcher = difflib.SequenceMatcher(None, old_lines, undone_lines, autojunk=False)
+    for operation, _, _, start, end in matcher.get_opcodes():
+        inside = set(range(start, end)) <= allowed if operation == "replace" else {start - 1, start} & allowed
+        if operation != "equal" and not (operation in ("replace", "delete") and inside):
+            return ["taking the inserted statements out does not give the original bytes back"]
+    return []
 
 
 def find_insertions(tree: ast.Module, new_line_numbers: set[int]) -> Insertion:
@@ -300,13 +395,18 @@ def hoist_pair(body: list[ast.stmt], index: int) -> tuple[str, ast.expr] | None:
 
 
 def line_diff_problems(
-    opcodes: list[tuple[str, int, int, int, int]], old_lines: list[bytes], new_tree: ast.Module, insertion: Insertion
+    opcodes: list[tuple[str, int, int, int, int]],
+    old_lines: list[bytes],
+    new_tree: ast.Module,
+    insertion: Insertion,
+    rewritten_lines: Set[int] = frozenset(),
 ) -> list[str]:
-    """Only inserted lines, except that the statement using a hoisted call's name may change."""
+    """Only inserted lines, except that the statement using a hoisted call's name, or holding a
+    device rewrite, may change."""
     parents = {}
     if insertion.put_back:
         parents = {id(child): node for node in ast.walk(new_tree) for child in ast.iter_child_nodes(node)}
-    hoisted_users: set[int] = set()
+    hoisted_users: set[int] = set(rewritten_lines)
     for name, _ in insertion.put_back:
         statement = innermost_statement(name, parents)
         hoisted_users |= statement_lines(statement) if statement else set()
