@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
-from lint_rules.engine.definitions import Definition, DefinitionIndex, simple_statements, statements_at
+from lint_rules.engine.definitions import Definition, DefinitionIndex, calls_at, simple_statements, statements_at
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
 
@@ -184,7 +184,7 @@ class CallGraph:
             self._regions[id(definition.node)] = region
             return region
         for reached_definition, _ in list(reached.values()):
-            region = compiled_caller_elsewhere(self.path, reached_definition) if self.path else ""
+            region = compiled_caller_elsewhere(self.path, reached_definition, CallGraph) if self.path else ""
             if region:
                 return self.remember_path(definition, reached_definition, region, reached)
         for key in reached:
@@ -269,19 +269,6 @@ def caller_class(caller: Definition | None) -> ast.ClassDef | None:
 
 def is_super_call(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and ex.called_name(node) == "super"
-
-
-def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
-    """Calls on `line` of the function whose callee is named `name`."""
-    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-    for statement in statements_at(function.body, line):
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno):
-                callee = node.func
-                if (isinstance(callee, ast.Name) and callee.id == name) or (
-                    isinstance(callee, ast.Attribute) and callee.attr == name
-                ):
-                    yield node
 
 
 def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:

@@ -168,3 +168,16 @@ def first_line_of(statement: ast.stmt) -> int:
     """A `def` or `class` starts at its first decorator."""
     decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
     return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+
+
+def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
+    """Calls on `line` of the function whose callee is named `name`."""
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    for statement in statements_at(function.body, line):
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno):
+                callee = node.func
+                if (isinstance(callee, ast.Name) and callee.id == name) or (
+                    isinstance(callee, ast.Attribute) and callee.attr == name
+                ):
+                    yield node

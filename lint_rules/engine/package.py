@@ -10,23 +10,31 @@ they are parsed, and each is parsed at most once per process (`imports.parsed_mo
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from lint_rules.engine.definitions import DefinitionIndex
+from lint_rules.engine.definitions import Definition, DefinitionIndex, calls_at
 from lint_rules.engine.imports import imported_names, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, torch_aliases
-
-if TYPE_CHECKING:
-    from lint_rules.engine.definitions import Definition
 
 MAX_PACKAGE_FILES = 5000
 """A package larger than this is not scanned (its cross-module callers are not looked for)."""
 
 
-def compiled_caller_elsewhere(path: str, function: Definition) -> str:
+class Graph(Protocol):
+    """What this module needs of `callgraph.CallGraph` (which builds on this module)."""
+
+    def __init__(
+        self, tree: ast.Module, text: str, definitions: DefinitionIndex, torch_aliases: frozenset[str]
+    ) -> None: ...
+
+    def compiled_region(self, definition: Definition) -> str: ...
+
+
+def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph]) -> str:
     """Why `function` (module-level, in the module at `path`) runs compiled because another module of
     its package calls it from a compiled region; "" when none does."""
     module_name, root = module_name_of(path)
@@ -35,7 +43,7 @@ def compiled_caller_elsewhere(path: str, function: Definition) -> str:
     this_file = Path(path).resolve()
     for file in package_files(root / module_name.split(".")[0]):
         if file != this_file:
-            region = compiled_call_in(file, module_name, function.name)
+            region = compiled_call_in(file, module_name, function.name, graph)
             if region:
                 return region
     return ""
@@ -55,7 +63,7 @@ def package_files(top: Path) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def compiled_call_in(file: Path, module_name: str, function_name: str) -> str:
+def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:
     """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
     try:
         raw = file.read_bytes()
@@ -71,11 +79,9 @@ def compiled_call_in(file: Path, module_name: str, function_name: str) -> str:
     local_names = sorted(local for local, origin in imported.items() if origin == (module_name, function_name))
     if not local_names:
         return ""
-    from lint_rules.engine.callgraph import CallGraph, calls_at  # the call graph builds on this module
-
     text = raw.decode("utf-8", errors="replace")
     definitions = DefinitionIndex(tree, text)
-    graph = CallGraph(tree, text, definitions, torch_aliases(tree))
+    graph = graph_type(tree, text, definitions, torch_aliases(tree))
     for line in lines_mentioning(text, local_names, whole_words=True):
         caller = definitions.innermost_function_at(line)
         if caller is None or not any(True for name in local_names for _ in calls_at(caller.node, line, name)):
