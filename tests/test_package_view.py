@@ -182,3 +182,94 @@ def test_the_fixer_guards_where_a_caller_in_another_module_needs_an_int(tmp_path
     assert "start = int(start.item())" in fixed
     assert "offset_of_2 = offset_of(cache)\n" in fixed and "offset_of_2 = int(offset_of_2.item())" in fixed
     assert fixed.endswith("return ids[:, offset_of_2:]\n")
+
+
+CACHE = """\
+    from transformers.cache_utils import Cache
+
+
+    class CounterLayer:
+        def __init__(self):
+            self._seen_tokens = 0
+
+        def update(self, keys, values):
+            self._seen_tokens += keys.shape[-2]
+            return keys, values
+
+        def get_seq_length(self):
+            return self._seen_tokens
+
+
+    class LayeredCache(Cache):
+        def __init__(self, num_layers):
+            self.layers = [CounterLayer() for _ in range(num_layers)]
+
+        def get_seq_length(self, layer_idx=0):
+            return self.layers[layer_idx].get_seq_length()
+
+
+    class CacheHandle:
+        def __init__(self, num_layers):
+            self._cache = LayeredCache(num_layers)
+
+        def get_seq_length(self):
+            return self._cache.get_seq_length()
+"""
+SERVE = """\
+    from transformers import StaticCache
+
+    from .cache import CacheHandle, LayeredCache
+
+
+    class Session:
+        def __init__(self):
+            self.handle = CacheHandle(2)
+
+
+    class Request:
+        def __init__(self):
+            self._session = Session()
+
+        def get_seq_length(self):
+            return self._session.handle.get_seq_length()
+
+
+    class StaticHandle:
+        def __init__(self, config):
+            self._cache = StaticCache(config=config, max_cache_len=8)
+
+        def get_seq_length(self):
+            return self._cache.get_seq_length()
+
+
+    def step_layered(ids, cache: LayeredCache):
+        past = cache.get_seq_length()
+        return ids[:, past:]
+
+
+    def step_handle(ids, handle: CacheHandle):
+        return ids[:, handle.get_seq_length():]
+
+
+    def step_request(ids, request: Request):
+        return ids[:, request.get_seq_length():]
+
+
+    def step_isinstance(ids, cache):
+        if isinstance(cache, LayeredCache):
+            return ids[:, cache.get_seq_length():]
+        return ids
+
+
+    def step_static(ids, handle: StaticHandle):
+        return ids[:, handle.get_seq_length():]
+"""
+
+
+def test_a_package_cache_that_delegates_its_length_to_int_counters_is_silent(tmp_path: Path) -> None:
+    """The layered cache asks its layers (`self.layers[i]`, built from an int-counter class), the
+    handle asks the cache it builds, the request asks through two attributes, across modules; only
+    the handle around a transformers StaticCache may give a tensor."""
+    package = write_package(tmp_path, {"cache": CACHE, "serve": SERVE})
+    findings = check_path(str(package / "serve.py"), Settings()).findings
+    assert [(finding.function, finding.code) for finding in findings] == [("step_static", "SLG002")]

@@ -10,11 +10,12 @@ override it. Classes imported from other modules of the same package are read fr
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor
+from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor, self_attribute
 from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.caches import TRANSFORMERS_MODULES, length_kind_of_transformers_class
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
@@ -111,8 +112,59 @@ class ClassFacts:
             return length_kind_of_transformers_class(cls.name)
         own = self.own_source_method(cls)
         if own is not None:
-            return "int" if returns_only_ints(own, self.int_attributes(cls)) else ""
+            delegated = functools.partial(self.delegates_to_int_length, cls)
+            return "int" if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
         return self.bases_length_kind(cls)
+
+    def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
+        """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
+        `self.layers[i].get_seq_length()` or `self.parent.cache.get_seq_length()`, where the class (or
+        the attribute's class) builds that object with an int-length class's constructor."""
+        if not (isinstance(value, ast.Call) and ex.getter_name(value) in self.source_methods):
+            return False
+        receiver = ex.getter_receiver(value)
+        if isinstance(receiver, ast.Subscript):
+            return all(map(self.holds_int_length_objects, self.attribute_values(cls, receiver.value)))
+        return receiver is not None and all(
+            self.constructed_kind(bound) == "int" for bound in self.attribute_values(cls, receiver)
+        )
+
+    def attribute_values(self, cls: ast.ClassDef, node: ast.expr) -> list[ast.expr]:
+        """Every value bound to `self.attr` (or `self.attr.other`, through the class `self.attr` is
+        built from) in the class and its same-module bases; [] when unknown."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            owner = self.attribute_class(cls, node.value)
+            return owner[0].attribute_values(owner[1], ast.Attribute(ast.Name("self"), node.attr)) if owner else []
+        attribute = self_attribute(node)
+        values, _ = self.lineage_bindings(cls)
+        return values.get(attribute, []) if attribute else []
+
+    def attribute_class(self, cls: ast.ClassDef, node: ast.expr) -> tuple[ClassFacts, ast.ClassDef] | None:
+        """The class every binding of `self.attr` constructs, with the facts of its module."""
+        names = {
+            ex.called_name(bound) if isinstance(bound, ast.Call) else "" for bound in self.attribute_values(cls, node)
+        }
+        if len(names) != 1 or "" in names:
+            return None
+        return self.class_named(names.pop())
+
+    def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
+        local = self.classes.get(name)
+        if local is not None:
+            return self, local
+        imported = self.imports().get(name)
+        if imported is None or is_transformers_module(imported[0]):
+            return None
+        other = self.other_module(imported[0])
+        return other.class_named(imported[1]) if other is not None else None
+
+    def holds_int_length_objects(self, value: ast.expr) -> bool:
+        """`[Layer() for _ in range(n)]`, `[Layer(), Layer()]`, `(Layer(),)`: only int-length objects."""
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            return self.constructed_kind(value.elt) == "int"
+        if isinstance(value, (ast.List, ast.Tuple)):
+            return bool(value.elts) and all(self.constructed_kind(element) == "int" for element in value.elts)
+        return False
 
     def bases_length_kind(self, cls: ast.ClassDef) -> str:
         """The length kind `cls` inherits: that of its first base that has one."""
@@ -264,9 +316,14 @@ def annotated_classes(annotation: ast.expr | None) -> list[str]:
     return [ex.dotted_name(annotation) or "<unknown>"]
 
 
-def returns_only_ints(function: ast.FunctionDef | ast.AsyncFunctionDef, int_attributes: frozenset[str]) -> bool:
+def returns_only_ints(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    int_attributes: frozenset[str],
+    delegated: Callable[[ast.expr], bool] = lambda value: False,
+) -> bool:
     """Every `return` of the function gives an int: structurally, through `self.attr` assigned only
-    ints, or through a local every binding of which is one of those."""
+    ints, as the length of an int-length object it holds (`delegated`), or through a local every
+    binding of which is one of those."""
     returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
     local_values: dict[str, list[ast.expr]] = {}
     for node in ast.walk(function):
@@ -283,6 +340,6 @@ def returns_only_ints(function: ast.FunctionDef | ast.AsyncFunctionDef, int_attr
             return key.removeprefix("self.") in int_attributes
         if isinstance(value, ast.Name) and through_locals and value.id in local_values:
             return all(is_int(bound, through_locals=False) for bound in local_values[value.id])
-        return ex.is_structurally_int(value)
+        return ex.is_structurally_int(value) or delegated(value)
 
     return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)
