@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lint_rules.engine.classes import nested_imports
 from lint_rules.engine.imports import imported_names, module_file, parsed_module
 
 if TYPE_CHECKING:
@@ -54,6 +55,27 @@ def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | No
         package, name = imports[func.value.id]
         return (f"{package}.{name}", func.attr)
     return None
+
+
+def imported_target(module: ModuleFacts, func: ast.expr, function: ast.AST | None = None) -> tuple[str, str] | None:
+    """(module, qualified name) of an imported function or of a static method called through an
+    imported class: `f` -> (m, "f"), `Converter.f` -> (m, "Converter.f"); an import inside
+    `function` wins over the module's."""
+    imports = {**module.classes.imports(), **local_imports(module, function)}
+    if isinstance(func, ast.Name):
+        return imports.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in imports:
+        source, name = imports[func.value.id]
+        return (source, f"{name}.{func.attr}")
+    return None
+
+
+def local_imports(module: ModuleFacts, function: ast.AST | None) -> dict[str, tuple[str, str]]:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    statements = ast.Module(body=list(nested_imports(function.body)), type_ignores=[])
+    name, _ = module.classes.module
+    return imported_names(statements, name, module.path.endswith("__init__.py"))
 
 
 def find_function(module: ModuleFacts, source: str, name: str) -> ImportedFunction | None:

@@ -11,7 +11,8 @@ import dataclasses
 
 from lint_rules.engine.scopes import Scope
 from lint_rules.engine.taint import Origin, ParameterOrigin, Taint
-from lint_rules.rules import SLG001, SLG002, SLG003, SLG004, SLG005, Rule
+from lint_rules.engine.transformers_api import IntParameter
+from lint_rules.rules import RULES, SLG001, SLG002, SLG003, SLG004, SLG005, Rule
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +98,19 @@ class Uses:
             callee_line=passing.line,
         )
         self.report(argument, callee_use.rule, detail, taint, passing=passing)
+
+    def passed_to_library(self, argument: ast.expr, taint: Taint, entry: IntParameter) -> None:
+        """A length passed to a transformers function that uses that parameter as an int (the table)."""
+        rule = RULES[entry.code]
+        passing = Passing((entry.function,), entry.use, entry.where)
+        detail = rule.detail(
+            "passed",
+            parameter=entry.parameter,
+            callees=passing.callees,
+            callee_detail=entry.use,
+            callee_line=entry.where,
+        )
+        self.report(argument, rule, detail, taint, passing=passing)
 
     def report(
         self,

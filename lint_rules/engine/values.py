@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
 from lint_rules.engine.definitions import Definition
-from lint_rules.engine.imported_calls import imported_function
+from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow, subject_key
 from lint_rules.engine.scopes import Scope
@@ -23,6 +23,7 @@ from lint_rules.engine.taint import (
     Taint,
     key_of,
 )
+from lint_rules.engine.transformers_api import int_parameters_of
 from lint_rules.engine.uses import Uses
 
 if TYPE_CHECKING:
@@ -205,7 +206,7 @@ class ValueWalker:
             return CLEAN.union(*(self.call_of(node, state, argument_taints, callee, summaries) for callee in callees))
         imported = imported_function(self.module, node) if self.may_call_other_module(node, argument_taints) else None
         if imported is None or imported.module.summaries is None:
-            return CLEAN
+            return self.library_call(node, argument_taints) if argument_taints else CLEAN
         other = imported.module.summaries
         return self.call_of(node, state, argument_taints, imported.definition, other, imported.file_name)
 
@@ -225,6 +226,17 @@ class ValueWalker:
             eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
             result |= {self.module.origin_for(node, callee.name, self.statement, self.scope, eager)}
         return result
+
+    def library_call(self, node: ast.Call, argument_taints: dict[int, Taint]) -> Taint:
+        """A transformers function of the table (`transformers_api`) given a length it uses as an int."""
+        function = self.scope.definition.node if self.scope.definition is not None else None
+        target = imported_target(self.module, node.func, function)
+        for entry in int_parameters_of(*target) if target else []:
+            for argument, parameter in bound_arguments(node, entry.parameters):
+                taint = argument_taints.get(id(argument), CLEAN)
+                if taint and parameter == entry.parameter:
+                    self.uses.passed_to_library(argument, taint, entry)
+        return CLEAN
 
     def may_call_other_module(self, node: ast.Call, argument_taints: dict[int, Taint]) -> bool:
         """Worth resolving into another module: a length is passed, or the name is a known source."""
@@ -394,3 +406,14 @@ def narrowed_by(operand: ast.expr, state: State, truth: bool, module: ModuleFact
         return state
     narrowed = narrow(operand, state.copy(), truth, module)
     return state if narrowed.same_as(state) else narrowed
+
+
+def bound_arguments(call: ast.Call, parameters: tuple[str, ...]) -> list[tuple[ast.expr, str]]:
+    """(argument, parameter) for a plain function's parameters: positional in order (up to a
+    starred argument), then keywords by name."""
+    pairs: list[tuple[ast.expr, str]] = []
+    for argument, parameter in zip(call.args, parameters, strict=False):
+        if isinstance(argument, ast.Starred):
+            break
+        pairs.append((argument, parameter))
+    return pairs + [(keyword.value, keyword.arg) for keyword in call.keywords if keyword.arg in parameters]
