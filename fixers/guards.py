@@ -25,8 +25,7 @@ from libcst.metadata import CodeRange, PositionProvider
 
 from fixers.device_rewrites import rewritten_arange
 from fixers.guard_text import guard_source
-from lint_rules.engine.definitions import first_line_of
-from lint_rules.engine.module_text import torch_bindings
+from lint_rules.engine import first_line_of, torch_bindings
 from lint_rules.findings import FixKind, FixPlan, Span
 from lint_rules.lines import split_lines
 

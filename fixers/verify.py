@@ -18,9 +18,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from fixers.guard_text import guarded_name
-from lint_rules.engine.definitions import first_line_of
-from lint_rules.engine.deviceplan import rewritten_call
-from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine import SourceText, first_line_of, rewritten_call
 from lint_rules.findings import FixKind, FixPlan
 from lint_rules.lines import split_lines
 

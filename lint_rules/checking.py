@@ -9,8 +9,7 @@ import os
 from collections.abc import Mapping
 
 from lint_rules.baseline import split_baselined
-from lint_rules.engine import analyze_tree
-from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine import SourceText, analyze_tree
 from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
 from lint_rules.fingerprints import fingerprints

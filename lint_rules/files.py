@@ -15,6 +15,8 @@ import stat
 import tokenize
 from collections.abc import Iterator, Sequence
 
+from lint_rules.engine import mentions_any
+
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 SKIPPED_WHILE_WALKING: tuple[str, ...] = (
@@ -245,6 +247,4 @@ def _encoding_name(encoding: str) -> str:
 
 def may_contain_source(raw: bytes, source_methods: Sequence[str]) -> bool:
     """Cheap prefilter: False when no source method's name occurs in the bytes at all."""
-    from lint_rules.engine.module_text import mentions_any
-
     return mentions_any(raw, source_methods)

@@ -16,14 +16,12 @@ from typing import Any
 
 from lint_rules.checking import internal_error
 from lint_rules.config import ConfigError, file_values
-from lint_rules.engine import analyze_tree
-from lint_rules.engine.fixplan import SourceText
-from lint_rules.engine.module_text import mentions_any
+from lint_rules.engine import DEFAULT_SOURCE_METHODS, SourceText, analyze_tree, mentions_any
 from lint_rules.files import is_excluded
 from lint_rules.findings import Finding
 from lint_rules.noqa import split_silenced
 from lint_rules.rules import INTERNAL_ERROR_CODE
-from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
+from lint_rules.settings import Settings
 
 
 def _version() -> str:

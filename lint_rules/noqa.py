@@ -20,7 +20,7 @@ import re
 import tokenize
 from collections.abc import Iterable, Sequence
 
-from lint_rules.engine.definitions import first_line_of, statements_at
+from lint_rules.engine import first_line_of, statements_at
 from lint_rules.findings import Finding
 from lint_rules.lines import split_lines
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from lint_rules.engine import DEFAULT_SOURCE_METHODS
 from lint_rules.rules import ALL_CODES
 
-DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length", "get_query_offset")
-"""`Cache.get_query_offset(layer_idx)` (transformers 5.2x) returns `get_seq_length(layer_idx)`: the same tensor."""
+__all__ = ["DEFAULT_SOURCE_METHODS", "Settings"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,8 +12,25 @@ time, from its one `ast` tree:
 - `uses`: the harmful uses, one method per kind, worded by the rules of `lint_rules.rules`;
 - `summaries`: what a function does with its parameters and returns, for its callers;
 - `fixplan`: how each source call can be fixed (guard, hoist or nothing), and how safely.
+
+The public API below is all that the adapters (`lint_rules.checking`, `flake8_plugin`, `files`,
+`noqa`, `settings`) and the fixer import; the modules behind it are the engine's own.
 """
 
 from lint_rules.engine.analysis import analyze_source, analyze_tree
+from lint_rules.engine.definitions import first_line_of, statements_at
+from lint_rules.engine.deviceplan import rewritten_call
+from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any, torch_bindings
+from lint_rules.engine.source_text import SourceText
 
-__all__ = ["analyze_source", "analyze_tree"]
+__all__ = [
+    "DEFAULT_SOURCE_METHODS",
+    "SourceText",
+    "analyze_source",
+    "analyze_tree",
+    "first_line_of",
+    "mentions_any",
+    "rewritten_call",
+    "statements_at",
+    "torch_bindings",
+]

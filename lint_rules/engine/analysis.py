@@ -9,18 +9,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
-from lint_rules.engine.fixplan import SourceText
 from lint_rules.engine.imported_calls import imported_source_functions
 from lint_rules.engine.imports import parsed_module
 from lint_rules.engine.module_facts import ModuleFacts
-from lint_rules.engine.module_text import mentions_any
+from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
 from lint_rules.engine.scopes import Scope, scopes_to_walk
+from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.summaries import Summaries
 from lint_rules.engine.taint import Origin
 from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker
 from lint_rules.findings import Finding, FixPlan, FixSafety
-from lint_rules.settings import DEFAULT_SOURCE_METHODS
 
 MAX_MODULE_HOPS = 1
 """Calls are followed into modules at most this many imports away from the module checked."""

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Sequence
 
 from lint_rules.engine.expressions import called_name, dotted_name, method_name
-from lint_rules.engine.fixplan import SourceText
+from lint_rules.engine.source_text import SourceText
 from lint_rules.findings import DeviceRewrite, FixKind, FixPlan, FixSafety
 from lint_rules.rules import SLG002, SLG003, SLG004
 

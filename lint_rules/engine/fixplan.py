@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 from collections.abc import Callable, Iterator
 
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
-from lint_rules.findings import FixKind, FixPlan, FixSafety, Span
-from lint_rules.lines import split_lines
+from lint_rules.engine.source_text import SourceText
+from lint_rules.findings import FixKind, FixPlan, FixSafety
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 OtherSourcePlan = Callable[[ast.Call], "FixPlan | None"]
@@ -27,44 +26,6 @@ def no_other_sources(call: ast.Call) -> FixPlan | None:
 
 EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
-
-
-class SourceText:
-    """The text being analyzed, for positions in characters and layout questions."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    @functools.cached_property
-    def lines(self) -> list[str]:
-        """Split on first use: most files analyzed have no finding to place."""
-        return split_lines(self.text)
-
-    def line(self, number: int) -> str:
-        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
-
-    def char_col(self, line: int, byte_col: int) -> int:
-        text = self.line(line)
-        if text.isascii():
-            return byte_col
-        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="replace"))
-
-    def span(self, node: ast.AST) -> Span:
-        line = getattr(node, "lineno", 1)
-        end_line = getattr(node, "end_lineno", None) or line
-        return Span(
-            line,
-            self.char_col(line, getattr(node, "col_offset", 0)),
-            end_line,
-            self.char_col(end_line, getattr(node, "end_col_offset", None) or 0),
-        )
-
-    def starts_its_line(self, node: ast.stmt) -> bool:
-        return self.line(node.lineno).encode("utf-8")[: node.col_offset].strip() == b""
-
-    def ends_its_line(self, node: ast.stmt) -> bool:
-        rest = self.line(node.end_lineno or node.lineno).encode("utf-8")[node.end_col_offset or 0 :].strip()
-        return rest == b"" or rest.startswith(b"#")
 
 
 def plan_fix(

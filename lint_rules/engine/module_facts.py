@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import Definition, DefinitionIndex, first_line_of
-from lint_rules.engine.fixplan import SourceText
 from lint_rules.engine.module_text import lines_mentioning, module_constants, torch_aliases
 from lint_rules.engine.scopes import Scope, class_attribute_kinds, function_scope
+from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.taint import Origin
 
 if TYPE_CHECKING:

@@ -9,6 +9,9 @@ from collections.abc import Iterator, Sequence
 
 from lint_rules.lines import split_lines
 
+DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length", "get_query_offset")
+"""`Cache.get_query_offset(layer_idx)` (transformers 5.2x) returns `get_seq_length(layer_idx)`: the same tensor."""
+
 
 def mentions_any(text: str | bytes, names: Sequence[str]) -> bool:
     """The prefilter: False when none of `names` occurs in the text, so the file needs no parse."""

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.fixplan import SourceText, plan_fix
+from lint_rules.engine.fixplan import plan_fix
+from lint_rules.engine.source_text import SourceText
 from lint_rules.findings import FixPlan
 
 if TYPE_CHECKING:
