@@ -66,7 +66,7 @@ if target:
 
 POINTS = {
     "analysis": "lint_rules.engine.module_facts:ModuleFacts.__init__",
-    "fix planning": "lint_rules.engine.taint:Origin.fix_plan",
+    "fix planning": "lint_rules.engine.fixplan:plan_fix",
     "noqa": "lint_rules.noqa:split_silenced",
     "fix application": "fixers.guards:apply_plans",
 }

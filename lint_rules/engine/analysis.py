@@ -9,11 +9,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
+from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
 from lint_rules.engine.imports import parsed_module
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
-from lint_rules.engine.scopes import Scope, scopes_to_walk
+from lint_rules.engine.scope import Scope
+from lint_rules.engine.scopes import scopes_to_walk
 from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.summaries import Summaries
 from lint_rules.engine.taint import Origin
@@ -37,7 +39,7 @@ def analyze_tree(
     disk, so that classes imported from sibling modules can be read."""
     module = module_facts(tree, source, path, frozenset(source_methods), hops=0)
     uses = [use for scope in scopes_to_walk(tree, module) for use in uses_in(scope, module)]
-    findings = {finding_key(finding): finding for finding in to_findings(uses, source, path)}
+    findings = {finding_key(finding): finding for finding in to_findings(uses, module, path)}
     return sorted(findings.values(), key=finding_key)
 
 
@@ -97,7 +99,7 @@ def uses_in(scope: Scope, module: ModuleFacts) -> Iterable[Use]:
     return walker.uses.found.values()
 
 
-def to_findings(uses: Iterable[Use], source: SourceText, path: str) -> Iterator[Finding]:
+def to_findings(uses: Iterable[Use], module: ModuleFacts, path: str) -> Iterator[Finding]:
     uses = list(uses)
     for use in uses:
         if isinstance(use.origin, Origin):
@@ -105,7 +107,7 @@ def to_findings(uses: Iterable[Use], source: SourceText, path: str) -> Iterator[
     at_place: dict[tuple[int, str], list[tuple[Use, Finding]]] = {}
     for use in uses:
         if isinstance(use.origin, Origin):
-            pair = (use, to_finding(use, use.origin, source, path))
+            pair = (use, to_finding(use, use.origin, module, path))
             at_place.setdefault((id(use.node), use.rule.code), []).append(pair)
     for found in at_place.values():
         yield from merged(found)
@@ -140,8 +142,9 @@ def finding_key(finding: Finding) -> tuple[int, int, str, int, int]:
     return (finding.span.line, finding.span.col, finding.code, finding.origin.line, finding.origin.col)
 
 
-def to_finding(use: Use, origin: Origin, source: SourceText, path: str) -> Finding:
+def to_finding(use: Use, origin: Origin, module: ModuleFacts, path: str) -> Finding:
     region = use.scope.compiled_region
+    source = module.source
     return Finding(
         path=path,
         code=use.rule.code,
@@ -150,6 +153,8 @@ def to_finding(use: Use, origin: Origin, source: SourceText, path: str) -> Findi
         origin=source.span(origin.call),
         source_method=origin.method,
         compiled_region=region,
-        fix=plan_for_use(UseSite(use.node, use.rule.code, use.scope.body_owner, source), origin.fix_plan(source)),
+        fix=plan_for_use(
+            UseSite(use.node, use.rule.code, use.scope.body_owner, source), origin_fix_plan(origin, module)
+        ),
         function=use.scope.name,
     )

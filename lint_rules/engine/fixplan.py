@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterator
 
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
+from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.source_text import SourceText
+from lint_rules.engine.taint import Origin
 from lint_rules.findings import FixKind, FixPlan, FixSafety
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -26,6 +28,48 @@ def no_other_sources(call: ast.Call) -> FixPlan | None:
 
 EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+def origin_fix_plan(origin: Origin, module: ModuleFacts) -> FixPlan:
+    """The plan of a source call, made once: the other reported source calls of its
+    statement (in the module's registry) are hoisted with it."""
+    key = id(origin.call)
+    if key not in module.fix_plans:
+        result_targets = [] if origin.used_in_own_statement else origin.flowed_into
+        module.fix_plans[key] = plan_fix(
+            origin.call,
+            origin.statement,
+            origin.scope.body_owner,
+            module.source,
+            unsafe_because(origin),
+            result_targets,
+            module.source_methods,
+            origin.used_in_own_statement,
+            lambda call: other_source_plan(origin, call, module),
+        )
+    return module.fix_plans[key]
+
+
+def other_source_plan(origin: Origin, call: ast.Call, module: ModuleFacts) -> FixPlan | None:
+    other = module.origins.get(id(call))
+    if other is None or other is origin or not other.reported or other.statement is not origin.statement:
+        return None
+    return origin_fix_plan(other, module)
+
+
+def unsafe_because(origin: Origin) -> str:
+    if origin.scope.compiled_region and not origin.eager_only:
+        return (
+            f"the guard would add a graph break and a device sync inside a compiled region "
+            f"({origin.scope.compiled_region}); keep the arithmetic on tensors or gate it with "
+            "torch.compiler.is_compiling()"
+        )
+    if origin.returned:
+        return (
+            "the value is returned: a guard here would change what every caller gets, including callers "
+            "inside compiled regions; guard it where a caller needs an int"
+        )
+    return ""
 
 
 def plan_fix(

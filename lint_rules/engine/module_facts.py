@@ -14,9 +14,11 @@ from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import Definition, DefinitionIndex, first_line_of
 from lint_rules.engine.module_text import lines_mentioning, module_constants, torch_aliases
-from lint_rules.engine.scopes import Scope, class_attribute_kinds, function_scope
+from lint_rules.engine.scope import Scope
+from lint_rules.engine.scopes import class_attribute_kinds, function_scope
 from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.taint import Origin
+from lint_rules.findings import FixPlan
 
 if TYPE_CHECKING:
     from lint_rules.engine.summaries import Summaries
@@ -38,6 +40,9 @@ class ModuleFacts:
         self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes)
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
         self.origins: dict[int, Origin] = {}
+        """Every origin of the module, by the id of its call: the other source calls of a statement."""
+        self.fix_plans: dict[int, FixPlan] = {}
+        """The fix plan of each origin, by the id of its call, made once (see `fixplan.origin_fix_plan`)."""
         self.summaries: Summaries | None = None
         self.imported_sources: frozenset[str] = frozenset()
         """Names imported from other modules of the package whose calls are sources."""
@@ -89,8 +94,6 @@ class ModuleFacts:
     ) -> Origin:
         origin = self.origins.get(id(call))
         if origin is None:
-            origin = Origin(
-                call, method, statement, scope, self.source_methods, eager_only=eager_only, registry=self.origins
-            )
+            origin = Origin(call, method, statement, scope, eager_only=eager_only)
             self.origins[id(call)] = origin
         return origin

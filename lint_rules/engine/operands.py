@@ -16,7 +16,7 @@ TENSOR_RESULT_METHODS = ex.TENSOR_PRESERVING_METHODS | ex.TENSOR_METHODS
 
 if TYPE_CHECKING:
     from lint_rules.engine.module_facts import ModuleFacts
-    from lint_rules.engine.scopes import Scope
+    from lint_rules.engine.scope import Scope
 
 
 def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> str:

@@ -4,40 +4,17 @@ one's header and class tell before its first statement runs."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition
-from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR, EntryKinds, nothing_known
+from lint_rules.engine.scope import EntryKinds, Scope
+from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR
 
 if TYPE_CHECKING:
     from lint_rules.engine.module_facts import ModuleFacts
-
-
-@dataclasses.dataclass(frozen=True)
-class Scope:
-    """A function (or the module, or a class body) being walked, with what its header tells."""
-
-    name: str
-    body_owner: ast.AST
-    body: Sequence[ast.stmt]
-    region: Callable[[], str] = str
-    """Why the scope runs compiled ("" on the host); asked only when a finding needs it."""
-    returns_int: bool = False
-    is_source_definition: bool = False
-    int_typed_names: frozenset[str] = frozenset()
-    entry_kinds: EntryKinds = nothing_known
-    """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
-    annotated_parameters: frozenset[str] = frozenset()
-    parameters: tuple[str, ...] = ()
-    definition: Definition | None = None
-
-    @property
-    def compiled_region(self) -> str:
-        return self.region()
 
 
 def scopes_to_walk(tree: ast.Module, module: ModuleFacts) -> Iterator[Scope]:

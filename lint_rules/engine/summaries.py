@@ -20,7 +20,8 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import lines_mentioning
-from lint_rules.engine.scopes import Scope, scopes_to_walk
+from lint_rules.engine.scope import Scope
+from lint_rules.engine.scopes import scopes_to_walk
 from lint_rules.engine.taint import Origin, ParameterOrigin
 from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker

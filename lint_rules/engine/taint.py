@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.fixplan import plan_fix
-from lint_rules.engine.source_text import SourceText
-from lint_rules.findings import FixPlan
-
-if TYPE_CHECKING:
-    from lint_rules.engine.scopes import Scope
+from lint_rules.engine.scope import EntryKinds, Scope, nothing_known
 
 INT = "int"
 TENSOR = "tensor"
@@ -33,13 +27,13 @@ EAGER_ONLY = "<eager only>"
 @dataclasses.dataclass(eq=False)
 class Origin:
     """One source call, e.g. `cache.get_seq_length()` on line 12, or a call of a same-module function
-    that returns such a value (`self.past_length()`)."""
+    that returns such a value (`self.past_length()`): what the walk learned about it. Its fix plan is
+    made from these facts by `fixplan.origin_fix_plan`, with the run's other origins."""
 
     call: ast.Call
     method: str
     statement: ast.stmt
     scope: Scope
-    source_methods: frozenset[str]
     flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
     """Targets of its own statement that the value (or a result computed from it) is bound to."""
     used_in_own_statement: bool = False
@@ -47,51 +41,12 @@ class Origin:
     """The value leaves the function: a guard would change what every caller gets."""
     eager_only: bool = False
     """Bound under `if not torch.compiler.is_compiling():`: a guard there never runs compiled."""
-    registry: dict[int, Origin] = dataclasses.field(default_factory=dict)
-    """Every origin of the module, by the id of its call: the other source calls of a statement."""
     reported: bool = False
     """A finding comes from it, so the fixer acts on its plan."""
-    _plan: FixPlan | None = None
 
     @property
     def line(self) -> int:
         return self.call.lineno
-
-    def unsafe_because(self) -> str:
-        if self.scope.compiled_region and not self.eager_only:
-            return (
-                f"the guard would add a graph break and a device sync inside a compiled region "
-                f"({self.scope.compiled_region}); keep the arithmetic on tensors or gate it with "
-                "torch.compiler.is_compiling()"
-            )
-        if self.returned:
-            return (
-                "the value is returned: a guard here would change what every caller gets, including callers "
-                "inside compiled regions; guard it where a caller needs an int"
-            )
-        return ""
-
-    def fix_plan(self, source: SourceText) -> FixPlan:
-        if self._plan is None:
-            result_targets = [] if self.used_in_own_statement else self.flowed_into
-            self._plan = plan_fix(
-                self.call,
-                self.statement,
-                self.scope.body_owner,
-                source,
-                self.unsafe_because(),
-                result_targets,
-                self.source_methods,
-                self.used_in_own_statement,
-                lambda call: self.other_source_plan(call, source),
-            )
-        return self._plan
-
-    def other_source_plan(self, call: ast.Call, source: SourceText) -> FixPlan | None:
-        other = self.registry.get(id(call))
-        if other is None or other is self or not other.reported or other.statement is not self.statement:
-            return None
-        return other.fix_plan(source)
 
 
 @dataclasses.dataclass(eq=False)
@@ -110,15 +65,6 @@ CLEAN: Taint = frozenset()
 def key_of(node: ast.expr) -> str:
     """The state key of a name or a plain attribute chain (`self.past`); "" for anything else."""
     return ex.dotted_name(node)
-
-
-EntryKinds = Callable[[str], str]
-"""What a name not yet bound in the walk holds on entry (a parameter's annotation, a class's
-attribute): asked lazily, since most names never need it."""
-
-
-def nothing_known(key: str) -> str:
-    return ""
 
 
 class State:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from lint_rules.engine.scopes import Scope
+from lint_rules.engine.scope import Scope
 from lint_rules.engine.taint import Origin, ParameterOrigin, Taint
 from lint_rules.engine.transformers_api import IntParameter
 from lint_rules.rules import RULES, SLG001, SLG002, SLG003, SLG004, SLG005, Rule

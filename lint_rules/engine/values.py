@@ -12,7 +12,7 @@ from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow, subject_key
-from lint_rules.engine.scopes import Scope
+from lint_rules.engine.scope import Scope
 from lint_rules.engine.taint import (
     CLEAN,
     EAGER_ONLY,
