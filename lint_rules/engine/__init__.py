@@ -5,13 +5,18 @@ Every adapter calls `analyze_tree` with the tree it parsed (flake8 hands the plu
 flake8 plugin, the standalone checker and the fixer; `analyze_source` parses first. One file at a
 time, from its one `ast` tree:
 
-- `module_facts`: what the whole module tells (definitions, call graph and compiled reach, class
-  facts, summaries), built once;
-- `scopes`: the module body, classes and functions that mention a source, and their headers;
+- `module_facts`: what the module's tree tells (definitions, call graph and compiled reach, class
+  facts, torch aliases, the lines that mention a source), built once and read-only;
+- `module_run`: one run's state above the facts: the origins found and their fix plans, the
+  summaries, the scopes to walk and their caches, the loader of the package's other modules;
+- `scope`, `taint`, `summary`: the data shared by the walk (a scope, origins and the state at one
+  point, a function's summary), low modules that import no higher one;
+- `scopes`: what a function's header and class tell on entry;
 - `walker` and `values`: the forward, flow-sensitive taint walk of statements and expressions;
 - `uses`: the harmful uses, one method per kind, worded by the rules of `lint_rules.rules`;
 - `summaries`: what a function does with its parameters and returns, for its callers;
-- `fixplan`: how each source call can be fixed (guard, hoist or nothing), and how safely.
+- `fixplan`: how each source call can be fixed (guard, hoist or nothing), and how safely, from the
+  origin and its run (`origin_fix_plan`).
 
 The public API below is all that the adapters (`lint_rules.checking`, `flake8_plugin`, `files`,
 `noqa`, `settings`) and the fixer import; the modules behind it are the engine's own.

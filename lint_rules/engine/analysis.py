@@ -13,9 +13,9 @@ from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
 from lint_rules.engine.imports import parsed_module
 from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
 from lint_rules.engine.scope import Scope
-from lint_rules.engine.scopes import scopes_to_walk
 from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.summaries import Summaries
 from lint_rules.engine.taint import Origin
@@ -26,7 +26,7 @@ from lint_rules.findings import Finding, FixPlan, FixSafety
 MAX_MODULE_HOPS = 1
 """Calls are followed into modules at most this many imports away from the module checked."""
 MODULES_KEPT = 64
-"""Other modules' facts kept between files of a run (and of a long-lived flake8 process)."""
+"""Other modules' runs kept between files of a run (and of a long-lived flake8 process)."""
 
 
 def analyze_tree(
@@ -37,9 +37,9 @@ def analyze_tree(
 ) -> list[Finding]:
     """All findings in a parsed module, in source order. `path` locates the module's package on
     disk, so that classes imported from sibling modules can be read."""
-    module = module_facts(tree, source, path, frozenset(source_methods), hops=0)
-    uses = [use for scope in scopes_to_walk(tree, module) for use in uses_in(scope, module)]
-    findings = {finding_key(finding): finding for finding in to_findings(uses, module, path)}
+    run = module_run(tree, source, path, frozenset(source_methods), hops=0)
+    uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
+    findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
     return sorted(findings.values(), key=finding_key)
 
 
@@ -51,25 +51,23 @@ def analyze_source(text: str, path: str, source_methods: Sequence[str] = DEFAULT
     return analyze_tree(tree, SourceText(text), path, source_methods)
 
 
-def module_facts(
-    tree: ast.Module, source: SourceText, path: str, source_methods: frozenset[str], hops: int
-) -> ModuleFacts:
-    """The module's facts with its summaries; `hops`: how many modules away from the one being checked."""
-    module = ModuleFacts(tree, source, sorted(source_methods), path)
+def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: frozenset[str], hops: int) -> ModuleRun:
+    """The module's facts in a run with its summaries; `hops`: how many modules away from the one being checked."""
+    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path))
     if hops < MAX_MODULE_HOPS:
-        module.load_module = functools.partial(load_module, source_methods=source_methods, hops=hops + 1)
-    module.summaries = Summaries(module)
+        run.load_module = functools.partial(load_module, source_methods=source_methods, hops=hops + 1)
+    summaries = run.summaries = Summaries(run)
     if hops > 0:
-        return module  # read for a callee's summary: what it calls is summarized on demand
-    module.imported_sources = imported_source_functions(module)
-    source_functions = module.summaries.discover_source_functions() | module.imported_sources
+        return run  # read for a callee's summary: what it calls is summarized on demand
+    run.imported_sources = imported_source_functions(run)
+    source_functions = summaries.discover_source_functions() | run.imported_sources
     if source_functions:
-        module.add_mentions(source_functions)
-        module.summaries = Summaries(module, source_functions)
-    return module
+        run.add_mentions(source_functions)
+        run.summaries = Summaries(run, source_functions)
+    return run
 
 
-def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleFacts | None:
+def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
     try:
         stamp = file.stat().st_mtime_ns
     except OSError:
@@ -78,7 +76,7 @@ def load_module(file: Path, source_methods: frozenset[str], hops: int) -> Module
 
 
 @functools.lru_cache(maxsize=MODULES_KEPT)
-def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleFacts | None:
+def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
     """Another module of the package, read for its summaries once per run (`stamp`: its mtime, so an
     edited file is read again in a long-lived process)."""
     tree = parsed_module(file)
@@ -88,18 +86,18 @@ def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: 
         text = file.read_bytes().decode("utf-8", errors="replace")
     except OSError:
         return None
-    return module_facts(tree, SourceText(text), str(file), source_methods, hops)
+    return module_run(tree, SourceText(text), str(file), source_methods, hops)
 
 
-def uses_in(scope: Scope, module: ModuleFacts) -> Iterable[Use]:
-    if scope.definition is not None and module.summaries is not None:
-        return module.summaries.of(scope.definition).uses
-    walker = FunctionWalker(scope, module)
+def uses_in(scope: Scope, run: ModuleRun) -> Iterable[Use]:
+    if scope.definition is not None and run.summaries is not None:
+        return run.summaries.of(scope.definition).uses
+    walker = FunctionWalker(scope, run)
     walker.walk()
     return walker.uses.found.values()
 
 
-def to_findings(uses: Iterable[Use], module: ModuleFacts, path: str) -> Iterator[Finding]:
+def to_findings(uses: Iterable[Use], run: ModuleRun, path: str) -> Iterator[Finding]:
     uses = list(uses)
     for use in uses:
         if isinstance(use.origin, Origin):
@@ -107,7 +105,7 @@ def to_findings(uses: Iterable[Use], module: ModuleFacts, path: str) -> Iterator
     at_place: dict[tuple[int, str], list[tuple[Use, Finding]]] = {}
     for use in uses:
         if isinstance(use.origin, Origin):
-            pair = (use, to_finding(use, use.origin, module, path))
+            pair = (use, to_finding(use, use.origin, run, path))
             at_place.setdefault((id(use.node), use.rule.code), []).append(pair)
     for found in at_place.values():
         yield from merged(found)
@@ -142,9 +140,9 @@ def finding_key(finding: Finding) -> tuple[int, int, str, int, int]:
     return (finding.span.line, finding.span.col, finding.code, finding.origin.line, finding.origin.col)
 
 
-def to_finding(use: Use, origin: Origin, module: ModuleFacts, path: str) -> Finding:
+def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
     region = use.scope.compiled_region
-    source = module.source
+    source = run.facts.source
     return Finding(
         path=path,
         code=use.rule.code,
@@ -153,8 +151,6 @@ def to_finding(use: Use, origin: Origin, module: ModuleFacts, path: str) -> Find
         origin=source.span(origin.call),
         source_method=origin.method,
         compiled_region=region,
-        fix=plan_for_use(
-            UseSite(use.node, use.rule.code, use.scope.body_owner, source), origin_fix_plan(origin, module)
-        ),
+        fix=plan_for_use(UseSite(use.node, use.rule.code, use.scope.body_owner, source), origin_fix_plan(origin, run)),
         function=use.scope.name,
     )

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
-from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.taint import Origin
 from lint_rules.findings import FixKind, FixPlan, FixSafety
@@ -30,31 +30,31 @@ EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
-def origin_fix_plan(origin: Origin, module: ModuleFacts) -> FixPlan:
-    """The plan of a source call, made once: the other reported source calls of its
-    statement (in the module's registry) are hoisted with it."""
+def origin_fix_plan(origin: Origin, run: ModuleRun) -> FixPlan:
+    """The plan of a source call, made once per run: the other reported source calls of its
+    statement (in the run's registry) are hoisted with it."""
     key = id(origin.call)
-    if key not in module.fix_plans:
+    if key not in run.fix_plans:
         result_targets = [] if origin.used_in_own_statement else origin.flowed_into
-        module.fix_plans[key] = plan_fix(
+        run.fix_plans[key] = plan_fix(
             origin.call,
             origin.statement,
             origin.scope.body_owner,
-            module.source,
+            run.facts.source,
             unsafe_because(origin),
             result_targets,
-            module.source_methods,
+            run.facts.source_methods,
             origin.used_in_own_statement,
-            lambda call: other_source_plan(origin, call, module),
+            lambda call: other_source_plan(origin, call, run),
         )
-    return module.fix_plans[key]
+    return run.fix_plans[key]
 
 
-def other_source_plan(origin: Origin, call: ast.Call, module: ModuleFacts) -> FixPlan | None:
-    other = module.origins.get(id(call))
+def other_source_plan(origin: Origin, call: ast.Call, run: ModuleRun) -> FixPlan | None:
+    other = run.origins.get(id(call))
     if other is None or other is origin or not other.reported or other.statement is not origin.statement:
         return None
-    return origin_fix_plan(other, module)
+    return origin_fix_plan(other, run)
 
 
 def unsafe_because(origin: Origin) -> str:

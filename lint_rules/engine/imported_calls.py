@@ -1,6 +1,6 @@
 """Calls into the other modules of the package: `from .utils import build_positions` (absolute or
 relative), `from . import helpers` ... `helpers.offset_of(cache)`, and a name that the package's
-`__init__.py` re-exports. The callee's summary comes from its own module's facts, built by the
+`__init__.py` re-exports. The callee's summary comes from its own module's run, built by the
 loader that `analysis` gives each module (parsed once per run, a bounded number kept), so a length
 passed into, or returned from, a function of a sibling module is followed like a same-module one.
 
@@ -17,14 +17,12 @@ import dataclasses
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lint_rules.engine.classes import nested_imports
+from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imports import imported_names, module_file, parsed_module
-
-if TYPE_CHECKING:
-    from lint_rules.engine.definitions import Definition
-    from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_run import ModuleRun
 
 RE_EXPORT_HOPS = 3
 TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
@@ -34,16 +32,17 @@ TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 @dataclasses.dataclass(frozen=True)
 class ImportedFunction:
     definition: Definition
-    module: ModuleFacts
+    run: ModuleRun
+    """The run of the callee's module, with its summaries."""
     file_name: str
 
 
-def imported_function(module: ModuleFacts, call: ast.Call) -> ImportedFunction | None:
+def imported_function(run: ModuleRun, call: ast.Call) -> ImportedFunction | None:
     """The module-level function of another module of the package that `call` runs, if its form says."""
-    if module.load_module is None:
+    if run.load_module is None:
         return None
-    origin = imported_origin(module, call.func)
-    return find_function(module, *re_export_source(module, origin, RE_EXPORT_HOPS)) if origin else None
+    origin = imported_origin(run.facts, call.func)
+    return find_function(run, *re_export_source(run.facts, origin, RE_EXPORT_HOPS)) if origin else None
 
 
 def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | None:
@@ -78,34 +77,35 @@ def local_imports(module: ModuleFacts, function: ast.AST | None) -> dict[str, tu
     return imported_names(statements, name, module.path.endswith("__init__.py"))
 
 
-def find_function(module: ModuleFacts, source: str, name: str) -> ImportedFunction | None:
-    """The module-level `def name` of module `source` of the same top package, with its module's facts."""
-    own_name, root = module.classes.module
-    if not own_name or source.partition(".")[0] != own_name.partition(".")[0] or module.load_module is None:
+def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | None:
+    """The module-level `def name` of module `source` of the same top package, with its module's run."""
+    own_name, root = run.facts.classes.module
+    if not own_name or source.partition(".")[0] != own_name.partition(".")[0] or run.load_module is None:
         return None
     file = module_file(source, root)
     if file is None or not defines_function(file, name):
         return None
-    other = module.load_module(file)
+    other = run.load_module(file)
     found = (
-        [definition for definition in other.definitions.functions_named(name) if definition.parent is None]
+        [definition for definition in other.facts.definitions.functions_named(name) if definition.parent is None]
         if other
         else []
     )
     return ImportedFunction(found[0], other, file.name) if found and other else None
 
 
-def imported_source_functions(module: ModuleFacts) -> frozenset[str]:
+def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     """The names the module imports from the package whose calls are sources (their function returns
     a source's value), so that the scopes calling them are walked too."""
     found = set()
+    module = run.facts
     text = module.source.text
     for local, origin in module.classes.imports().items():
         if f"{local}(" not in text:
             continue
         origin = re_export_source(module, origin, RE_EXPORT_HOPS)
-        imported = find_function(module, *origin) if mentions_source(module, origin) else None
-        summaries = imported.module.summaries if imported else None
+        imported = find_function(run, *origin) if mentions_source(module, origin) else None
+        summaries = imported.run.summaries if imported else None
         if imported and summaries is not None and summaries.returns_source(imported.definition):
             found.add(local)
     return frozenset(found)

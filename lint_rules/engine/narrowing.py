@@ -9,13 +9,10 @@ leaves one branch dead."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, State, key_of
-
-if TYPE_CHECKING:
-    from lint_rules.engine.module_facts import ModuleFacts
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
 COMPILING_CHECKS = frozenset({"is_compiling", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_exporting"})

@@ -7,16 +7,13 @@ function being summarized may be anything the caller passes.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.scope import Scope
 from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, State, key_of, real_origins
 
 TENSOR_RESULT_METHODS = ex.TENSOR_PRESERVING_METHODS | ex.TENSOR_METHODS
-
-if TYPE_CHECKING:
-    from lint_rules.engine.module_facts import ModuleFacts
-    from lint_rules.engine.scope import Scope
 
 
 def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> str:

@@ -1,46 +1,23 @@
-"""The scopes the walker goes through (the module body, class bodies, functions) and what each
-one's header and class tell before its first statement runs."""
+"""A function's scope: what its header and class tell before its first statement runs (which
+scopes are walked is the run's: `module_run`)."""
 
 from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition
+from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.scope import EntryKinds, Scope
 from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR
 
-if TYPE_CHECKING:
-    from lint_rules.engine.module_facts import ModuleFacts
+AttributeKinds = Callable[[ast.ClassDef], dict[str, str]]
+"""What `self.attr` holds in a class (see `class_attribute_kinds`), computed once per class by the run."""
 
 
-def scopes_to_walk(tree: ast.Module, module: ModuleFacts) -> Iterator[Scope]:
-    """The module body and every class and function that mentions a source, outermost first.
-
-    A scope whose text never names a source cannot hold a tainted value of its own: it is walked
-    only if a caller passes it one (see `summaries`).
-    """
-    if any(module.runs_a_mention(statement) for statement in tree.body):
-        yield Scope("<module>", tree, tree.body)
-    yield from definition_scopes(module.definitions.outer, module)
-
-
-def definition_scopes(definitions: Iterable[Definition], module: ModuleFacts) -> Iterator[Scope]:
-    for definition in definitions:
-        if not module.mentions(definition.node):
-            continue
-        if isinstance(definition.node, ast.ClassDef):
-            if any(module.runs_a_mention(statement) for statement in definition.node.body):
-                yield Scope(definition.qualname, definition.node, definition.node.body)
-        else:
-            yield module.function_scope(definition)
-            yield from definition_scopes(module.definitions.nested_in(definition), module)
-
-
-def function_scope(definition: Definition, module: ModuleFacts) -> Scope:
+def function_scope(definition: Definition, module: ModuleFacts, attribute_kinds: AttributeKinds) -> Scope:
     node = definition.node
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
@@ -56,14 +33,16 @@ def function_scope(definition: Definition, module: ModuleFacts) -> Scope:
         returns_int=ex.is_int_annotation(node.returns),
         is_source_definition=node.name.lstrip("_") in module.source_methods,
         int_typed_names=frozenset(int_names),
-        entry_kinds=entry_kinds(arguments, cls, module),
+        entry_kinds=entry_kinds(arguments, cls, module, attribute_kinds),
         annotated_parameters=frozenset(argument.arg for argument in arguments if argument.annotation is not None),
         parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
         definition=definition,
     )
 
 
-def entry_kinds(arguments: list[ast.arg], cls: ast.ClassDef | None, module: ModuleFacts) -> EntryKinds:
+def entry_kinds(
+    arguments: list[ast.arg], cls: ast.ClassDef | None, module: ModuleFacts, attribute_kinds: AttributeKinds
+) -> EntryKinds:
     """A parameter annotated with an int-length cache class; `self.attr` as the class builds or annotates it."""
     annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
     known: dict[str, str] = {}
@@ -74,7 +53,7 @@ def entry_kinds(arguments: list[ast.arg], cls: ast.ClassDef | None, module: Modu
             if key in annotations and module.classes.annotation_kind(annotations[key]) == "int":
                 known[key] = INT_LENGTH_CACHE
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
-                known[key] = module.attribute_kinds(cls).get(key, "")
+                known[key] = attribute_kinds(cls).get(key, "")
         return known[key]
 
     return kind

@@ -13,15 +13,14 @@ an empty summary) and bounded in depth.
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Iterator, Mapping
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition
-from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.scope import Scope
-from lint_rules.engine.scopes import scopes_to_walk
+from lint_rules.engine.summary import EMPTY, Summary
 from lint_rules.engine.taint import Origin, ParameterOrigin
 from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker
@@ -31,26 +30,9 @@ DISCOVERY_ROUNDS = 4
 SELF_RECURSION_PASSES = 3
 
 
-@dataclasses.dataclass(frozen=True)
-class Summary:
-    uses: tuple[Use, ...] = ()
-    """Every use the walk found (those of real sources are the function's findings)."""
-    parameter_uses: dict[str, Use] = dataclasses.field(default_factory=dict)
-    parameters_returned: frozenset[str] = frozenset()
-    returns_source: bool = False
-
-    @property
-    def signature(self) -> tuple[frozenset[str], frozenset[str], bool]:
-        """What callers see of the summary."""
-        return frozenset(self.parameter_uses), self.parameters_returned, self.returns_source
-
-
-EMPTY = Summary()
-
-
 class Summaries:
-    def __init__(self, module: ModuleFacts, source_functions: frozenset[str] = frozenset()) -> None:
-        self.module = module
+    def __init__(self, run: ModuleRun, source_functions: frozenset[str] = frozenset()) -> None:
+        self.run = run
         self.source_functions = source_functions
         """Names of the module's functions known to return a source's value."""
         self._done: dict[tuple[int, bool], Summary] = {}
@@ -78,12 +60,12 @@ class Summaries:
         return self.compute(definition, key, seeded)
 
     def compute(self, definition: Definition, key: tuple[int, bool], seeded: bool) -> Summary:
-        scope = self.module.function_scope(definition)
+        scope = self.run.function_scope(definition)
         for _ in range(SELF_RECURSION_PASSES):
             reads: set[tuple[int, bool] | None] = set()
             self._active.append((key, reads))
             try:
-                summary = summarize(scope, self.module, seeded)
+                summary = summarize(scope, self.run, seeded)
             finally:
                 self._active.pop()
             if reads != {key}:
@@ -102,13 +84,13 @@ class Summaries:
         return self._provisional.get(key, EMPTY)
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
-        found = self.module.calls.callees(call, caller.definition, with_overrides=False)
+        found = self.run.facts.calls.callees(call, caller.definition, with_overrides=False)
         return [callee for callee in found if callee.is_function]
 
     def returns_source(self, callee: Definition) -> bool:
         """Calls of `callee` are sources: its result comes from one (checked for functions that
         mention a source or are known to return one)."""
-        may = callee.name in self.source_functions or self.module.mentions(callee.node)
+        may = callee.name in self.source_functions or self.run.mentions(callee.node)
         return may and self.of(callee).returns_source
 
     def bind_arguments(self, call: ast.Call, callee: Definition) -> list[tuple[ast.expr, str]]:
@@ -116,7 +98,7 @@ class Summaries:
         node = callee.node
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         positional = [argument.arg for argument in [*node.args.posonlyargs, *node.args.args]]
-        if binds_first_parameter(call, callee, self.module.definitions.classes):
+        if binds_first_parameter(call, callee, self.run.facts.definitions.classes):
             positional = positional[1:]
         pairs: list[tuple[ast.expr, str]] = []
         for argument, parameter in zip(call.args, positional, strict=False):
@@ -130,13 +112,13 @@ class Summaries:
     def discover_source_functions(self) -> frozenset[str]:
         """Names of the functions that return a source's value, followed through calls to a fixed point."""
         found: set[str] = set()
-        candidates = [scope.definition for scope in scopes_to_walk(self.module.tree, self.module) if scope.definition]
+        candidates = [scope.definition for scope in self.run.scopes_to_walk() if scope.definition]
         for _ in range(DISCOVERY_ROUNDS):
             new = {
                 definition.name
                 for definition in candidates
                 if definition.is_function
-                and not self.module.function_scope(definition).is_source_definition
+                and not self.run.function_scope(definition).is_source_definition
                 and definition.name not in found
                 and self.of(definition).returns_source
             }
@@ -149,16 +131,16 @@ class Summaries:
 
     def functions_mentioning(self, names: set[str]) -> Iterator[Definition]:
         seen: set[int] = set()
-        for line in lines_mentioning(self.module.source.text, sorted(names), whole_words=True):
-            definition = self.module.definitions.innermost_function_at(line)
+        for line in lines_mentioning(self.run.facts.source.text, sorted(names), whole_words=True):
+            definition = self.run.facts.definitions.innermost_function_at(line)
             if definition is not None and id(definition) not in seen:
                 seen.add(id(definition))
                 self._done.pop((id(definition.node), False), None)  # walk it again, knowing the new sources
                 yield definition
 
 
-def summarize(scope: Scope, module: ModuleFacts, seeded: bool) -> Summary:
-    walker = FunctionWalker(scope, module)
+def summarize(scope: Scope, run: ModuleRun, seeded: bool) -> Summary:
+    walker = FunctionWalker(scope, run)
     walker.seeded = seeded
     walker.walk()
     parameter_uses: dict[str, Use] = {}

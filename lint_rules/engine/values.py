@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow, subject_key
 from lint_rules.engine.scope import Scope
+from lint_rules.engine.summary import SummaryTable
 from lint_rules.engine.taint import (
     CLEAN,
     EAGER_ONLY,
@@ -26,18 +27,16 @@ from lint_rules.engine.taint import (
 from lint_rules.engine.transformers_api import int_parameters_of
 from lint_rules.engine.uses import Uses
 
-if TYPE_CHECKING:
-    from lint_rules.engine.summaries import Summaries
-
 ORDERING_COMPARISONS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
 class ValueWalker:
     """Evaluates expressions of one scope; `FunctionWalker` adds the statements."""
 
-    def __init__(self, scope: Scope, module: ModuleFacts) -> None:
+    def __init__(self, scope: Scope, run: ModuleRun) -> None:
         self.scope = scope
-        self.module = module
+        self.run = run
+        self.module = run.facts
         self.uses = Uses(scope)
         self.statement: ast.stmt | None = None
 
@@ -198,16 +197,16 @@ class ValueWalker:
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
         """A call of a function of the module, or of another module of the package: its summary says
         which arguments it uses as ints, which reach its result, and whether its result is a source."""
-        summaries = self.module.summaries
+        summaries = self.run.summaries
         if summaries is None:
             return CLEAN
         callees = summaries.callees(node, self.scope) if self.may_call_into_module(node.func) else []
         if callees:
             return CLEAN.union(*(self.call_of(node, state, argument_taints, callee, summaries) for callee in callees))
-        imported = imported_function(self.module, node) if self.may_call_other_module(node, argument_taints) else None
-        if imported is None or imported.module.summaries is None:
+        imported = imported_function(self.run, node) if self.may_call_other_module(node, argument_taints) else None
+        if imported is None or imported.run.summaries is None:
             return self.library_call(node, argument_taints) if argument_taints else CLEAN
-        other = imported.module.summaries
+        other = imported.run.summaries
         return self.call_of(node, state, argument_taints, imported.definition, other, imported.file_name)
 
     def call_of(
@@ -216,7 +215,7 @@ class ValueWalker:
         state: State,
         argument_taints: dict[int, Taint],
         callee: Definition,
-        summaries: Summaries,
+        summaries: SummaryTable,
         file_name: str = "",
     ) -> Taint:
         result = (
@@ -224,7 +223,7 @@ class ValueWalker:
         )
         if self.statement is not None and summaries.returns_source(callee):
             eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
-            result |= {self.module.origin_for(node, callee.name, self.statement, self.scope, eager)}
+            result |= {self.run.origin_for(node, callee.name, self.statement, self.scope, eager)}
         return result
 
     def library_call(self, node: ast.Call, argument_taints: dict[int, Taint]) -> Taint:
@@ -242,7 +241,7 @@ class ValueWalker:
         """Worth resolving into another module: a length is passed, or the name is a known source."""
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        return bool(name) and (bool(argument_taints) or name in self.module.imported_sources)
+        return bool(name) and (bool(argument_taints) or name in self.run.imported_sources)
 
     def may_call_into_module(self, func: ast.expr) -> bool:
         """Cheaply: the callee's name is one a `def` of the module binds, or it is `self.attr(...)`."""
@@ -258,7 +257,7 @@ class ValueWalker:
         node: ast.Call,
         callee: Definition,
         argument_taints: dict[int, Taint],
-        summaries: Summaries,
+        summaries: SummaryTable,
         file_name: str = "",
     ) -> Taint:
         """Reports the tainted arguments the callee uses as ints; the taint that reaches its result."""
@@ -357,7 +356,7 @@ class ValueWalker:
         else:
             return None
         eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
-        return self.module.origin_for(node, method, self.statement, self.scope, eager)
+        return self.run.origin_for(node, method, self.statement, self.scope, eager)
 
     def receiver_has_int_length(self, receiver: ast.expr, state: State) -> bool:
         """`self` in an int-length class (`super()`: its bases), a name known to hold an int-length

@@ -1,0 +1,105 @@
+"""One run's state for one module, above its read-only facts (`module_facts`): the origins found
+(the registry fix planning reads), their fix plans, the summaries, the scopes and attribute kinds
+computed, the lines to walk (the facts' mentions plus the functions found to return a source), the
+names imported whose calls are sources, and the loader of the package's other modules."""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from lint_rules.engine.definitions import Definition, first_line_of
+from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_text import lines_mentioning
+from lint_rules.engine.scope import Scope
+from lint_rules.engine.scopes import class_attribute_kinds, function_scope
+from lint_rules.engine.summary import SummaryTable
+from lint_rules.engine.taint import Origin
+from lint_rules.findings import FixPlan
+
+ModuleLoader = Callable[[Path], "ModuleRun | None"]
+"""The run of another module of the package, with its summaries (None: not readable, or too far)."""
+
+
+class ModuleRun:
+    def __init__(self, facts: ModuleFacts) -> None:
+        self.facts = facts
+        self.origins: dict[int, Origin] = {}
+        """Every origin of the module, by the id of its call: the other source calls of a statement."""
+        self.fix_plans: dict[int, FixPlan] = {}
+        """The fix plan of each origin, by the id of its call, made once (see `fixplan.origin_fix_plan`)."""
+        self.summaries: SummaryTable | None = None
+        self.imported_sources: frozenset[str] = frozenset()
+        """Names imported from other modules of the package whose calls are sources."""
+        self.load_module: ModuleLoader | None = None
+        """Reads another module of the package (see `imported_calls`); None: calls into other modules
+        are not followed (a module read for another one's sake, at the hop limit)."""
+        self.source_lines = facts.source_lines
+        """The lines to walk: those that mention a source method or a function found to return one."""
+        self._scopes: dict[int, Scope] = {}
+        self._attribute_kinds: dict[int, dict[str, str]] = {}
+
+    def mentions(self, node: ast.stmt) -> bool:
+        """Whether a source method's name occurs in the lines of `node`."""
+        return self.mentions_between(node.lineno, node.end_lineno or node.lineno)
+
+    def mentions_between(self, first: int, last: int) -> bool:
+        index = bisect.bisect_left(self.source_lines, first)
+        return index < len(self.source_lines) and self.source_lines[index] <= last
+
+    def runs_a_mention(self, statement: ast.stmt) -> bool:
+        """Whether the statement, run in its own scope, evaluates a line that mentions a source: for a
+        `def` or `class` only its header counts (decorators, defaults, bases), not its body."""
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            header_end = max(statement.lineno, statement.body[0].lineno - 1)
+            return self.mentions_between(first_line_of(statement), header_end)
+        return self.mentions(statement)
+
+    def add_mentions(self, names: Iterable[str]) -> None:
+        """Also walk the scopes that mention these names (functions found to return a source)."""
+        mentioned = lines_mentioning(self.facts.source.text, sorted(names), whole_words=True)
+        self.source_lines = sorted({*self.source_lines, *mentioned})
+
+    def scopes_to_walk(self) -> Iterator[Scope]:
+        """The module body and every class and function that mentions a source, outermost first.
+
+        A scope whose text never names a source cannot hold a tainted value of its own: it is walked
+        only if a caller passes it one (see `summaries`).
+        """
+        tree = self.facts.tree
+        if any(self.runs_a_mention(statement) for statement in tree.body):
+            yield Scope("<module>", tree, tree.body)
+        yield from self.definition_scopes(self.facts.definitions.outer)
+
+    def definition_scopes(self, definitions: Iterable[Definition]) -> Iterator[Scope]:
+        for definition in definitions:
+            if not self.mentions(definition.node):
+                continue
+            if isinstance(definition.node, ast.ClassDef):
+                if any(self.runs_a_mention(statement) for statement in definition.node.body):
+                    yield Scope(definition.qualname, definition.node, definition.node.body)
+            else:
+                yield self.function_scope(definition)
+                yield from self.definition_scopes(self.facts.definitions.nested_in(definition))
+
+    def function_scope(self, definition: Definition) -> Scope:
+        key = id(definition.node)
+        if key not in self._scopes:
+            self._scopes[key] = function_scope(definition, self.facts, self.attribute_kinds)
+        return self._scopes[key]
+
+    def attribute_kinds(self, cls: ast.ClassDef) -> dict[str, str]:
+        if id(cls) not in self._attribute_kinds:
+            self._attribute_kinds[id(cls)] = class_attribute_kinds(cls, self.facts)
+        return self._attribute_kinds[id(cls)]
+
+    def origin_for(
+        self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False
+    ) -> Origin:
+        origin = self.origins.get(id(call))
+        if origin is None:
+            origin = Origin(call, method, statement, scope, eager_only=eager_only)
+            self.origins[id(call)] = origin
+        return origin
