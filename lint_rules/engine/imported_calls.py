@@ -42,7 +42,9 @@ def imported_function(run: ModuleRun, call: ast.Call) -> ImportedFunction | None
     if run.load_module is None:
         return None
     origin = imported_origin(run.facts, call.func)
-    return find_function(run, *re_export_source(run.facts, origin, RE_EXPORT_HOPS)) if origin else None
+    return (
+        find_function(run, *re_export_source(origin, run.facts.classes.module[1], RE_EXPORT_HOPS)) if origin else None
+    )
 
 
 def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | None:
@@ -99,25 +101,39 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     a source's value), so that the scopes calling them are walked too."""
     found = set()
     module = run.facts
-    text = module.source.text
+    own_name, root = module.classes.module
+    top = own_name.partition(".")[0]
     for local, origin in module.classes.imports().items():
-        if f"{local}(" not in text:
+        if not top or origin[0].partition(".")[0] != top:
             continue
-        origin = re_export_source(module, origin, RE_EXPORT_HOPS)
-        imported = find_function(run, *origin) if mentions_source(module, origin) else None
+        candidate = may_return_source(origin, root, module.source_methods)
+        if candidate is None or f"{local}(" not in module.source.text:
+            continue
+        imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
         if imported and summaries is not None and summaries.returns_source(imported.definition):
             found.add(local)
     return frozenset(found)
 
 
-def re_export_source(module: ModuleFacts, origin: tuple[str, str], hops: int) -> tuple[str, str]:
+@functools.lru_cache(maxsize=8192)
+def may_return_source(origin: tuple[str, str], root: Path | None, methods: frozenset[str]) -> tuple[str, str] | None:
+    """Cheaply, before any parse: where the name really comes from, when that module-level `def`
+    mentions a source method in its own lines (None otherwise)."""
+    origin = re_export_source(origin, root, RE_EXPORT_HOPS)
+    file = module_file(origin[0], root)
+    if file is None or not file_mentions(file, methods) or not function_mentions(file, origin[1], methods):
+        return None
+    return origin
+
+
+def re_export_source(origin: tuple[str, str], root: Path | None, hops: int) -> tuple[str, str]:
     """Where a name imported from a package's `__init__.py` really comes from (its own imports only)."""
-    file = module_file(origin[0], module.classes.module[1])
+    file = module_file(origin[0], root)
     if hops <= 0 or file is None or file.name != "__init__.py":
         return origin
     re_exported = package_imports(file, origin[0]).get(origin[1])
-    return re_export_source(module, re_exported, hops - 1) if re_exported else origin
+    return re_export_source(re_exported, root, hops - 1) if re_exported else origin
 
 
 @functools.lru_cache(maxsize=256)
@@ -127,13 +143,10 @@ def package_imports(file: Path, package: str) -> dict[str, tuple[str, str]]:
     return imported_names(tree, package, is_package=True) if tree else {}
 
 
-def mentions_source(module: ModuleFacts, origin: tuple[str, str]) -> bool:
-    """Cheaply, before any parse: the module the name comes from mentions a source method."""
-    own_name, root = module.classes.module
-    if not own_name or origin[0].partition(".")[0] != own_name.partition(".")[0]:
-        return False
-    file = module_file(origin[0], root)
-    return file is not None and function_mentions(file, origin[1], module.source_methods)
+@functools.lru_cache(maxsize=1024)
+def file_mentions(file: Path, methods: frozenset[str]) -> bool:
+    data = file_bytes(file)
+    return any(method.encode() in data for method in methods)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -22,8 +22,15 @@ def module_name_of(path: str) -> tuple[str, Path | None]:
     if not path or not os.path.isfile(path):
         return "", None
     file = Path(path).resolve()
-    parts = [file.stem] if file.stem != "__init__" else []
-    folder = file.parent
+    package, root = package_of(file.parent)
+    name = ".".join(part for part in (package, file.stem if file.stem != "__init__" else "") if part)
+    return name, root
+
+
+@functools.lru_cache(maxsize=1024)
+def package_of(folder: Path) -> tuple[str, Path]:
+    """The dotted package a folder is (by its `__init__.py` files up the tree) and where its top sits."""
+    parts: list[str] = []
     while (folder / "__init__.py").is_file():
         parts.insert(0, folder.name)
         folder = folder.parent
