@@ -10,6 +10,10 @@ from __future__ import annotations
 
 CHECKED_RELEASES = ("5.5.3", "5.24.0")
 
+INT_LENGTH = "int"
+TENSOR_LENGTH = "tensor"
+"""A class's *length kind*: what its `get_seq_length()` returns ("" when unknown)."""
+
 INT_LENGTH_CLASSES = frozenset({"DynamicCache", "DynamicLayer", "DynamicSlidingWindowLayer"})
 """Their length is computed from the stored keys' shape or kept as a Python int counter."""
 
@@ -40,7 +44,7 @@ TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 def length_kind_of_transformers_class(name: str) -> str:
     """ "int" or "tensor" for a transformers cache class in the table, "" for any other name."""
     if name in INT_LENGTH_CLASSES:
-        return "int"
+        return INT_LENGTH
     if name in TENSOR_LENGTH_CLASSES:
-        return "tensor"
+        return TENSOR_LENGTH
     return ""

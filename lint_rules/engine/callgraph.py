@@ -21,7 +21,14 @@ from collections.abc import Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
-from lint_rules.engine.definitions import Definition, DefinitionIndex, calls_at, simple_statements, statements_at
+from lint_rules.engine.definitions import (
+    Definition,
+    DefinitionIndex,
+    calls_at,
+    class_lineage,
+    simple_statements,
+    statements_at,
+)
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
 
@@ -123,17 +130,8 @@ class CallGraph:
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The class and its bases defined in the same module, nearest first."""
         if id(cls) not in self._lineages:
-            self._lineages[id(cls)] = self.compute_lineage(cls)
+            self._lineages[id(cls)] = class_lineage(cls, self.definitions.classes)
         return self._lineages[id(cls)]
-
-    def compute_lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
-        lineage = [cls]
-        for member in lineage:
-            for base in member.bases:
-                found = self.definitions.classes.get(ex.dotted_name(base))
-                if found is not None and found not in lineage:
-                    lineage.append(found)
-        return lineage
 
     def attribute_class(self, receiver: ast.expr, cls: ast.ClassDef | None) -> ast.ClassDef | None:
         """The module class of `self.attr` when the class assigns `self.attr = SomeClass(...)`."""

@@ -17,7 +17,8 @@ from pathlib import Path
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor, self_attribute
 from lint_rules.engine.bounded_cache import BoundedCache
-from lint_rules.engine.caches import TRANSFORMERS_MODULES, length_kind_of_transformers_class
+from lint_rules.engine.caches import INT_LENGTH, TRANSFORMERS_MODULES, length_kind_of_transformers_class
+from lint_rules.engine.definitions import class_lineage
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import top_level_statements
 
@@ -113,7 +114,7 @@ class ClassFacts:
         own = self.own_source_method(cls)
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
-            return "int" if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
+            return INT_LENGTH if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
         return self.bases_length_kind(cls)
 
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
@@ -126,7 +127,7 @@ class ClassFacts:
         if isinstance(receiver, ast.Subscript):
             return all(map(self.holds_int_length_objects, self.attribute_values(cls, receiver.value)))
         return receiver is not None and all(
-            self.constructed_kind(bound) == "int" for bound in self.attribute_values(cls, receiver)
+            self.constructed_kind(bound) == INT_LENGTH for bound in self.attribute_values(cls, receiver)
         )
 
     def attribute_values(self, cls: ast.ClassDef, node: ast.expr) -> list[ast.expr]:
@@ -161,9 +162,9 @@ class ClassFacts:
     def holds_int_length_objects(self, value: ast.expr) -> bool:
         """`[Layer() for _ in range(n)]`, `[Layer(), Layer()]`, `(Layer(),)`: only int-length objects."""
         if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-            return self.constructed_kind(value.elt) == "int"
+            return self.constructed_kind(value.elt) == INT_LENGTH
         if isinstance(value, (ast.List, ast.Tuple)):
-            return bool(value.elts) and all(self.constructed_kind(element) == "int" for element in value.elts)
+            return bool(value.elts) and all(self.constructed_kind(element) == INT_LENGTH for element in value.elts)
         return False
 
     def bases_length_kind(self, cls: ast.ClassDef) -> str:
@@ -219,13 +220,7 @@ class ClassFacts:
         return self._bindings[id(cls)]
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
-        lineage = [cls]
-        for member in lineage:
-            for base in member.bases:
-                found = self.classes.get(ex.dotted_name(base))
-                if found is not None and found not in lineage:
-                    lineage.append(found)
-        return lineage
+        return class_lineage(cls, self.classes)
 
     def other_module(self, module: str) -> ClassFacts | None:
         if self.depth >= MAX_MODULE_DEPTH:
@@ -248,7 +243,7 @@ class ClassFacts:
         classes = annotated_classes(annotation)
         if not classes:
             return ""
-        return "int" if all(self.length_kind_of_name(name) == "int" for name in classes) else ""
+        return INT_LENGTH if all(self.length_kind_of_name(name) == INT_LENGTH for name in classes) else ""
 
     def constructed_kind(self, value: ast.expr) -> str:
         """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind."""

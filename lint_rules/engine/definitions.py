@@ -10,7 +10,9 @@ import ast
 import bisect
 import dataclasses
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+
+from lint_rules.engine.expressions import dotted_name
 
 DEF_NAME = re.compile(r"def\s+(\w+)")
 CLASS_NAME = re.compile(r"class\s+(\w+)")
@@ -181,3 +183,14 @@ def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
                     isinstance(callee, ast.Attribute) and callee.attr == name
                 ):
                     yield node
+
+
+def class_lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """The class and its bases among `classes` (a module's), nearest first, each once."""
+    lineage = [cls]
+    for member in lineage:
+        for base in member.bases:
+            found = classes.get(dotted_name(base))
+            if found is not None and found not in lineage:
+                lineage.append(found)
+    return lineage

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, State, key_of
 
@@ -104,7 +105,7 @@ def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
         if checks_int and not checks_tensor:
             return subject, INT
         names = class_names(test.args[1])
-        if all(names) and all(module.classes.length_kind_of_name(name) == "int" for name in names):
+        if all(names) and all(module.classes.length_kind_of_name(name) == INT_LENGTH for name in names):
             return subject, INT_LENGTH_CACHE
     module_name, _, function = name.rpartition(".")
     if function == "is_tensor" and module_name in module.torch_aliases:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.scope import Scope
 from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, State, key_of, real_origins
@@ -22,7 +23,7 @@ def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> 
         return INT
     if is_tensor_operand(node, state, module, on_entry=False):
         return TENSOR
-    if module.classes.constructed_kind(node) == "int":
+    if module.classes.constructed_kind(node) == INT_LENGTH:
         return INT_LENGTH_CACHE
     key = key_of(node)
     return INT_LENGTH_CACHE if key and state.kinds.get(key) == INT_LENGTH_CACHE else ""

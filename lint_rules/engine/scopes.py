@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable, Iterator
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.scope import EntryKinds, Scope
@@ -50,7 +51,7 @@ def entry_kinds(
     def kind(key: str) -> str:
         if key not in known:
             known[key] = ""
-            if key in annotations and module.classes.annotation_kind(annotations[key]) == "int":
+            if key in annotations and module.classes.annotation_kind(annotations[key]) == INT_LENGTH:
                 known[key] = INT_LENGTH_CACHE
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
                 known[key] = attribute_kinds(cls).get(key, "")
@@ -62,7 +63,7 @@ def entry_kinds(
 def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
     kinds = {f"self.{attribute}": TENSOR for attribute in module.classes.tensor_attributes(cls)}
     for attribute, annotation in module.classes.attribute_annotations(cls).items():
-        if module.classes.annotation_kind(annotation) == "int":
+        if module.classes.annotation_kind(annotation) == INT_LENGTH:
             kinds[f"self.{attribute}"] = INT_LENGTH_CACHE
     return kinds
 

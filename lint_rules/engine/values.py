@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
+from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.module_facts import ModuleFacts
@@ -27,7 +28,8 @@ from lint_rules.engine.taint import (
 from lint_rules.engine.transformers_api import int_parameters_of
 from lint_rules.engine.uses import Uses
 
-ORDERING_COMPARISONS = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+IDENTITY_AND_MEMBERSHIP = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+"""Comparisons whose result says nothing of the operands' values: the length is not carried on."""
 
 
 class ValueWalker:
@@ -155,7 +157,7 @@ class ValueWalker:
         operators = [node.ops[0], *node.ops]
         for operand, operator in zip(operands_, operators, strict=True):
             operand_taint = self.compared_value(operand, state)
-            if not isinstance(operator, ORDERING_COMPARISONS):
+            if not isinstance(operator, IDENTITY_AND_MEMBERSHIP):
                 taint |= operand_taint
         return taint
 
@@ -363,13 +365,13 @@ class ValueWalker:
         cache, `DynamicCache(...)`."""
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
         if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
-            return self.module.classes.length_kind(cls) == "int"
+            return self.module.classes.length_kind(cls) == INT_LENGTH
         if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
-            return self.module.classes.bases_length_kind(cls) == "int"
+            return self.module.classes.bases_length_kind(cls) == INT_LENGTH
         key = subject_key(receiver)
         if key and state.kind(key) == INT_LENGTH_CACHE:
             return True
-        return self.module.classes.constructed_kind(receiver) == "int"
+        return self.module.classes.constructed_kind(receiver) == INT_LENGTH
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 
