@@ -2,7 +2,7 @@
 
 Only classes are followed across modules (for what their `get_seq_length()` returns), only within
 the package the file belongs to (found by walking up the folders that hold an `__init__.py`), and
-each module file is parsed at most once per process.
+each module file is parsed once while it stays among the most recently used (`parsed_module`, bounded).
 """
 
 from __future__ import annotations

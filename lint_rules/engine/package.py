@@ -5,7 +5,8 @@ module reaches may still be called from a compiled `forward` in another module o
 Only module-level functions are followed, through `from ... import name` (absolute or relative)
 in the other modules of the same top package, and one module away: the callers' own compiled
 reach is judged within their module. Files are found by their text (the function's name) before
-they are parsed, and each is parsed at most once per process (`imports.parsed_module`).
+they are parsed, and each is parsed once while it stays among the most recently used
+(`imports.parsed_module`).
 """
 
 from __future__ import annotations
