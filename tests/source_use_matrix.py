@@ -18,6 +18,7 @@ import textwrap
 
 MODULE = """\
 import torch
+from transformers.modeling_attn_mask_utils import _prepare_4d_causal_attention_mask
 
 
 def get_cache():
@@ -111,6 +112,9 @@ USE_CONTEXTS = (
     UseContext("int-arithmetic", "return ids.shape[1] - {L}", (ARITHMETIC,)),
     UseContext("keyword-argument", "return take(ids, start={L})", (SLICE,)),
     UseContext("positional-argument", "return take(ids, {L})", (SLICE,)),
+    UseContext(
+        "transformers-mask-helper", "return _prepare_4d_causal_attention_mask(None, ids.shape, ids, {L})", (ARITHMETIC,)
+    ),
     UseContext("torch-arange", "return torch.arange({L}, {L} + 4)", (SIZE,)),
     UseContext("torch-zeros", "return torch.zeros(2, {L})", (SIZE,)),
     UseContext("range", "for position in range({L}):\n    print(position)", (SIZE,)),
@@ -142,6 +146,12 @@ USE_CONTEXTS = (
     UseContext("starred-unpacking", "start, *rest = {L}, 4, 5\nreturn ids[:, start:]", (SLICE,)),
     UseContext("global", "global PAST\nPAST = {L}\nreturn ids[:, PAST:]", (SLICE,)),
     UseContext("one-line-block", "if flag: return ids[:, {L}:]", (SLICE,)),
+    UseContext(
+        "dead-branch",
+        "if False:\n    return ids[:, {L}:]\nreturn ids",
+        (),
+        silent_because="code under `if False:` never runs",
+    ),
     UseContext(
         "nested-def",
         "def window():\n    {P}\n    return ids[:, {L}:]\n\nreturn window()",
