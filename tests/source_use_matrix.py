@@ -139,6 +139,7 @@ USE_CONTEXTS = (
     ),
     UseContext("yield", "yield ids[:, {L}:]", (SLICE,)),
     UseContext("return-annotated-int", "return {L}", (CONTRACT,), returns=" -> int"),
+    UseContext("match-case-guard", "match flag:\n    case _ if {L} > 0:\n        return ids", (TRUTH,)),
     UseContext("match-subject", "match {L}:\n    case 0:\n        return ids", (TRUTH,)),
     UseContext("try-finally", "try:\n    return ids[:, {L}:]\nfinally:\n    print(flag)", (SLICE,)),
     UseContext("with-block", "with torch.no_grad():\n    return ids[:, {L}:]", (SLICE,)),

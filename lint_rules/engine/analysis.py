@@ -11,7 +11,7 @@ from pathlib import Path
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
-from lint_rules.engine.imports import parsed_module
+from lint_rules.engine.imports import file_stamp
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
@@ -68,25 +68,20 @@ def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: 
 
 
 def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-    try:
-        stamp = file.stat().st_mtime_ns
-    except OSError:
-        return None
-    return loaded_module(file, stamp, source_methods, hops)
+    return loaded_module(file, file_stamp(file), source_methods, hops)
 
 
 @functools.lru_cache(maxsize=MODULES_KEPT)
 def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-    """Another module of the package, read for its summaries once per run (`stamp`: its mtime, so an
-    edited file is read again in a long-lived process)."""
-    tree = parsed_module(file)
-    if tree is None:
-        return None
+    """Another module of the package, read for its summaries (`stamp`: its mtime, so a file the fixer
+    rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,
+    parsed or analyzed is not followed: its failure is not the importing file's."""
     try:
-        text = file.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        raw = file.read_bytes()
+        tree = ast.parse(raw, filename=str(file))
+        return module_run(tree, SourceText(raw.decode("utf-8", errors="replace")), str(file), source_methods, hops)
+    except Exception:
         return None
-    return module_run(tree, SourceText(text), str(file), source_methods, hops)
 
 
 def uses_in(scope: Scope, run: ModuleRun) -> Iterable[Use]:

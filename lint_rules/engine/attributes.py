@@ -17,7 +17,8 @@ class AttributeBindings:
     values: dict[str, list[ast.expr]] = dataclasses.field(default_factory=dict)
     """`self.attr = value` (also `+=` and annotated) anywhere in the class."""
     called: set[str] = dataclasses.field(default_factory=set)
-    """`self.attr.method(...)` seen: the attribute is an object, not an int."""
+    """`self.attr.method(...)` or `self.attr[i] = ...` seen: the attribute is an object (not an int)
+    whose contents may change."""
     annotations: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
     """`attr: X` in the class body, `self.attr: X = ...` in a method."""
 
@@ -34,6 +35,8 @@ def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 record_value(found, target, node.value)
+                if isinstance(target, ast.Subscript) and self_attribute(target.value):
+                    found.called.add(self_attribute(target.value))  # `self.layers[0] = ...` changes its entries
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             record_value(found, node.target, node.value)
         if isinstance(node, ast.AnnAssign) and self_attribute(node.target):

@@ -71,11 +71,13 @@ class ClassFacts:
         if self._function_imports is None:
             name, _ = self.module
             bodies = [node.body for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITIONS)]
-            self._function_imports = {}
+            found: dict[str, set[tuple[str, str]]] = {}
             for body in bodies:
                 statements = ast.Module(body=list(nested_imports(body)), type_ignores=[])
-                imported = imported_names(statements, name, self.path.endswith("__init__.py"))
-                self._function_imports.update({k: v for k, v in imported.items() if k not in self._function_imports})
+                for local, origin in imported_names(statements, name, self.path.endswith("__init__.py")).items():
+                    found.setdefault(local, set()).add(origin)
+            # a name two functions import from different places means nothing module-wide
+            self._function_imports = {local: origins.pop() for local, origins in found.items() if len(origins) == 1}
         return self._function_imports
 
     def in_transformers_table_module(self) -> bool:
@@ -125,7 +127,11 @@ class ClassFacts:
             return False
         receiver = ex.getter_receiver(value)
         if isinstance(receiver, ast.Subscript):
-            return all(map(self.holds_int_length_objects, self.attribute_values(cls, receiver.value)))
+            container = receiver.value
+            if self_attribute(container) in self.lineage_bindings(cls)[1]:
+                return False  # `self.layers.append(...)`, `self.layers[0] = ...`: other objects may go in
+            values = self.attribute_values(cls, container)
+            return bool(values) and all(map(self.holds_int_length_objects, values))
         return receiver is not None and all(
             self.constructed_kind(bound) == INT_LENGTH for bound in self.attribute_values(cls, receiver)
         )

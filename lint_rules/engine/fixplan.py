@@ -242,6 +242,8 @@ def nested_refusal(child: ast.AST, parent: ast.AST) -> str:
 def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -> str:
     if isinstance(statement, ast.While):
         return "the call is in a `while` test, evaluated on every iteration"
+    if isinstance(statement, ast.Match) and child is not statement.subject:
+        return "the call is in a `case` guard, evaluated only when its pattern matches"
     if isinstance(statement, ast.If) and source.line(statement.lineno)[statement.col_offset :].startswith("elif"):
         return "the call is in an `elif` test, which runs only when the `if` test fails"
     if isinstance(statement, ast.Assert):
@@ -312,6 +314,7 @@ def fresh_name(call: ast.Call, owner: ast.AST) -> str:
     base = method.lstrip("_").removeprefix("get_") or "value"
     taken = {node.id for node in ast.walk(owner) if isinstance(node, ast.Name)}
     taken |= {node.arg for node in ast.walk(owner) if isinstance(node, ast.arg)}
+    taken |= {name for node in ast.walk(owner) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
     calls = sorted(
         (node.lineno, node.col_offset)
         for node in ast.walk(owner)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lint_rules.engine.classes import nested_imports
 from lint_rules.engine.definitions import Definition
-from lint_rules.engine.imports import imported_names, module_file, parsed_module
+from lint_rules.engine.imports import file_stamp, imported_names, module_file, parsed_module
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 
@@ -85,7 +85,7 @@ def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | 
     if not own_name or source.partition(".")[0] != own_name.partition(".")[0] or run.load_module is None:
         return None
     file = module_file(source, root)
-    if file is None or not defines_function(file, name):
+    if file is None or not defines_function(file, file_stamp(file), name):
         return None
     other = run.load_module(file)
     found = (
@@ -116,13 +116,15 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     return frozenset(found)
 
 
-@functools.lru_cache(maxsize=8192)
 def may_return_source(origin: tuple[str, str], root: Path | None, methods: frozenset[str]) -> tuple[str, str] | None:
     """Cheaply, before any parse: where the name really comes from, when that module-level `def`
     mentions a source method in its own lines (None otherwise)."""
     origin = re_export_source(origin, root, RE_EXPORT_HOPS)
     file = module_file(origin[0], root)
-    if file is None or not file_mentions(file, methods) or not function_mentions(file, origin[1], methods):
+    if file is None:
+        return None
+    stamp = file_stamp(file)
+    if not file_mentions(file, stamp, methods) or not function_mentions(file, stamp, origin[1], methods):
         return None
     return origin
 
@@ -132,34 +134,34 @@ def re_export_source(origin: tuple[str, str], root: Path | None, hops: int) -> t
     file = module_file(origin[0], root)
     if hops <= 0 or file is None or file.name != "__init__.py":
         return origin
-    re_exported = package_imports(file, origin[0]).get(origin[1])
+    re_exported = package_imports(file, file_stamp(file), origin[0]).get(origin[1])
     return re_export_source(re_exported, root, hops - 1) if re_exported else origin
 
 
 @functools.lru_cache(maxsize=256)
-def package_imports(file: Path, package: str) -> dict[str, tuple[str, str]]:
-    """What a package's `__init__.py` imports, by local name."""
+def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str, str]]:
+    """What a package's `__init__.py` imports, by local name (`stamp`: see `imports.file_stamp`)."""
     tree = parsed_module(file)
     return imported_names(tree, package, is_package=True) if tree else {}
 
 
 @functools.lru_cache(maxsize=1024)
-def file_mentions(file: Path, methods: frozenset[str]) -> bool:
-    data = file_bytes(file)
+def file_mentions(file: Path, stamp: int, methods: frozenset[str]) -> bool:
+    data = file_bytes(file, stamp)
     return any(method.encode() in data for method in methods)
 
 
 @functools.lru_cache(maxsize=4096)
-def defines_function(file: Path, name: str) -> bool:
+def defines_function(file: Path, stamp: int, name: str) -> bool:
     """Cheaply, from the text: the file has a `def name(` (so a class or a constant is never parsed for)."""
-    return f"def {name}(".encode() in file_bytes(file)
+    return f"def {name}(".encode() in file_bytes(file, stamp)
 
 
 @functools.lru_cache(maxsize=4096)
-def function_mentions(file: Path, name: str, methods: frozenset[str]) -> bool:
+def function_mentions(file: Path, stamp: int, name: str, methods: frozenset[str]) -> bool:
     """Cheaply, from the text: the module-level `def name(` mentions a source method in its lines (up
     to the next line that starts in column 0), so it may return a source's value."""
-    data = file_bytes(file)
+    data = file_bytes(file, stamp)
     header = f"def {name}(".encode()
     start = 0 if data.startswith(header) else data.find(b"\n" + header) + 1
     if start == 0 and not data.startswith(header):
@@ -169,8 +171,9 @@ def function_mentions(file: Path, name: str, methods: frozenset[str]) -> bool:
     return any(method.encode() in body for method in methods)
 
 
-@functools.lru_cache(maxsize=256)
-def file_bytes(file: Path) -> bytes:
+@functools.lru_cache(maxsize=32)
+def file_bytes(file: Path, stamp: int) -> bytes:
+    """The file's bytes, kept for the few files asked about in turn (`stamp`: see `imports.file_stamp`)."""
     try:
         return file.read_bytes()
     except OSError:

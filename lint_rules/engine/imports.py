@@ -77,15 +77,26 @@ def module_file(module: str, root: Path | None) -> Path | None:
 
 
 MAX_PARSED_MODULES = 128
-_PARSED: BoundedCache[Path, ast.Module | None] = BoundedCache(MAX_PARSED_MODULES)
+_PARSED: BoundedCache[tuple[Path, int], ast.Module | None] = BoundedCache(MAX_PARSED_MODULES)
 
 
 def parsed_module(file: Path) -> ast.Module | None:
-    """The module's tree, parsed once while it stays among the modules used last (None if it cannot be
-    read or parsed)."""
-    if file not in _PARSED:
+    """The module's tree, parsed once while it stays among the modules used last and is not rewritten
+    (keyed by its modification time: the fixer rewrites files during a run); None if it cannot be
+    read or parsed."""
+    key = (file, file_stamp(file))
+    if key not in _PARSED:
         try:
-            _PARSED[file] = ast.parse(file.read_bytes(), filename=str(file))
+            _PARSED[key] = ast.parse(file.read_bytes(), filename=str(file))
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-            _PARSED[file] = None
-    return _PARSED[file]
+            _PARSED[key] = None
+    return _PARSED[key]
+
+
+def file_stamp(file: Path) -> int:
+    """The file's modification time in nanoseconds (-1 when it cannot be read): part of every key
+    under which something read from another module's file is kept."""
+    try:
+        return file.stat().st_mtime_ns
+    except OSError:
+        return -1

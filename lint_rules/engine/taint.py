@@ -207,6 +207,19 @@ class PathFacts:
             if not about(name) and not any(about(subject) for subject in flag[1])
         }
 
+    def forget_parts(self, root: str) -> None:
+        """A method ran on `root`: what was known of its attributes and entries (not of itself) is gone."""
+        if not root:
+            return
+        parts = {
+            name for name in [*self.not_none, *self.guards, *self.flags] if name.startswith((root + ".", root + "["))
+        }
+        parts |= {
+            name for name, flag in self.flags.items() if any(s.startswith((root + ".", root + "[")) for s in flag[1])
+        }
+        for name in parts:
+            self.forget(name)
+
     def guard(self, origin: Origin, already_live: bool) -> None:
         """A value still around from an earlier run of the same call keeps only the guards it had."""
         for key in self.not_none:

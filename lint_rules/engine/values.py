@@ -209,7 +209,10 @@ class ValueWalker:
         if imported is None or imported.run.summaries is None:
             return self.library_call(node, argument_taints) if argument_taints else CLEAN
         other = imported.run.summaries
-        return self.call_of(node, state, argument_taints, imported.definition, other, imported.file_name)
+        try:
+            return self.call_of(node, state, argument_taints, imported.definition, other, imported.file_name)
+        except RecursionError:
+            return CLEAN  # a callee of another module too deep to summarize is not followed (not this file's error)
 
     def call_of(
         self,

@@ -79,6 +79,9 @@ class FunctionWalker(ValueWalker):
             return narrow(node.test, state, True, self.module)
         elif isinstance(node, ast.Expr):
             self.value(node.value, state)
+            if state.paths and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+                # `self.reset()`, `kwargs.pop("cache")`: what a test told about the object's parts is gone
+                state.paths.forget_parts(ex.dotted_name(node.value.func.value))
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 state.bind(key_of(target), CLEAN)
@@ -206,6 +209,7 @@ class FunctionWalker(ValueWalker):
         for case in node.cases:
             case_state = state.copy()
             if case.guard is not None:
+                self.statement = self.uses.statement = node  # the guard belongs to the `match`, not the last case
                 self.bool_use(case.guard, case_state)
             ends.append(self.walk_block(case.body, case_state))
         return State.merge([*ends, state])
@@ -226,6 +230,7 @@ class FunctionWalker(ValueWalker):
                 self.index_use(node.slice, state)
                 if subject_key(node):  # `kwargs["cache"] = ...`: what a test told about the entry is gone
                     state.kinds.pop(subject_key(node), None)
+                    state.paths.forget(subject_key(node))
 
     def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
         """The int-annotated binding is immediately followed by the fixer's guard."""
