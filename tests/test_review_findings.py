@@ -185,3 +185,48 @@ def test_the_hoisted_name_is_never_a_global_of_the_function(tmp_path: Path) -> N
     diff = run("fixers.rewrite", "--diff", "g.py", cwd=tmp_path).stdout
     assert "+    seq_length_2 = cache.get_seq_length()" in diff
     assert "+    seq_length = " not in diff
+
+
+def test_a_class_length_kind_does_not_depend_on_which_file_asked_first(tmp_path: Path) -> None:
+    """`X` delegates to a `Y`, and `Y` derives from `X`: a cycle. Checking `b.py` alone and after
+    `a.py` (one process, shared class facts) must give the same answer."""
+    caches = """\
+        from transformers import DynamicCache
+
+
+        class X:
+            def __init__(self):
+                self.y = Y()
+
+            def get_seq_length(self):
+                return self.y.get_seq_length()
+
+
+        class Y(X, DynamicCache):
+            pass
+    """
+    user = "from .caches import {name}\n\n\ndef f(c: {name}, x):\n    return x[: c.get_seq_length()]\n"
+    write(tmp_path, {"caches.py": caches, "a.py": user.format(name="Y"), "b.py": user.format(name="X")})
+    alone = run("lint_rules", "pkg/b.py", cwd=tmp_path)
+    after_a = run("lint_rules", "pkg/a.py", "pkg/b.py", cwd=tmp_path)
+    assert alone.stdout == "".join(line + "\n" for line in after_a.stdout.splitlines() if "b.py" in line)
+
+
+def test_every_def_of_a_name_in_another_module_is_followed(tmp_path: Path) -> None:
+    helper = """\
+        import sys
+
+        if sys.version_info >= (3, 12):
+
+            def use_len(length, x):
+                return int(length)
+
+        else:
+
+            def use_len(length, x):
+                return x[:length]
+    """
+    user = "from .helper import use_len\n\n\ndef f(cache, x):\n    return use_len(cache.get_seq_length(), x)\n"
+    write(tmp_path, {"helper.py": helper, "a.py": user})
+    checked = run("lint_rules", "pkg/a.py", cwd=tmp_path)
+    assert "passed as `length` to `use_len()`" in checked.stdout

@@ -47,6 +47,8 @@ class ClassFacts:
         self._imports: dict[str, tuple[str, str]] | None = None
         self._function_imports: dict[str, tuple[str, str]] | None = None
         self._kinds: dict[int, str] = {}
+        self._computing: set[int] = set()
+        self._read_a_cycle = False
         self._tensor_attributes: dict[int, frozenset[str]] = {}
         self._int_attributes: dict[int, frozenset[str]] = {}
         self._bindings: dict[int, AttributeBindings] = {}
@@ -105,10 +107,24 @@ class ClassFacts:
         return other.length_kind_of_name(original) if other is not None else ""
 
     def length_kind(self, cls: ast.ClassDef) -> str:
-        if id(cls) not in self._kinds:
-            self._kinds[id(cls)] = ""  # a base cycle proves nothing
-            self._kinds[id(cls)] = self.compute_length_kind(cls)
-        return self._kinds[id(cls)]
+        """Kept once known; an answer that read a class still being computed (a cycle through bases or
+        delegation, which proves nothing) is not kept, so no answer depends on which class was asked first."""
+        key = id(cls)
+        if key in self._kinds:
+            return self._kinds[key]
+        if key in self._computing:
+            self._read_a_cycle = True
+            return ""
+        outer_read_a_cycle, self._read_a_cycle = self._read_a_cycle, False
+        self._computing.add(key)
+        try:
+            kind = self.compute_length_kind(cls)
+        finally:
+            self._computing.discard(key)
+        if not self._read_a_cycle:
+            self._kinds[key] = kind
+        self._read_a_cycle = outer_read_a_cycle or self._read_a_cycle
+        return kind
 
     def compute_length_kind(self, cls: ast.ClassDef) -> str:
         if self.in_transformers_table_module() and length_kind_of_transformers_class(cls.name):

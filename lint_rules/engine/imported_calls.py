@@ -31,7 +31,7 @@ TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 
 @dataclasses.dataclass(frozen=True)
 class ImportedFunction:
-    definition: Definition
+    definitions: tuple[Definition, ...]
     run: ModuleRun
     """The run of the callee's module, with its summaries."""
     file_name: str
@@ -80,7 +80,8 @@ def local_imports(module: ModuleFacts, function: ast.AST | None) -> dict[str, tu
 
 
 def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | None:
-    """The module-level `def name` of module `source` of the same top package, with its module's run."""
+    """The module-level `def name` of module `source` of the same top package, with its module's run
+    (every `def` of that name, when the module defines it more than once: in `if`/`else` arms)."""
     own_name, root = run.facts.classes.module
     if not own_name or source.partition(".")[0] != own_name.partition(".")[0] or run.load_module is None:
         return None
@@ -88,12 +89,10 @@ def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | 
     if file is None or not defines_function(file, file_stamp(file), name):
         return None
     other = run.load_module(file)
-    found = (
-        [definition for definition in other.facts.definitions.functions_named(name) if definition.parent is None]
-        if other
-        else []
-    )
-    return ImportedFunction(found[0], other, file.name) if found and other else None
+    if other is None:
+        return None
+    found = [definition for definition in other.facts.definitions.functions_named(name) if definition.parent is None]
+    return ImportedFunction(tuple(found), other, file.name) if found else None
 
 
 def imported_source_functions(run: ModuleRun) -> frozenset[str]:
@@ -111,7 +110,7 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
             continue
         imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
-        if imported and summaries is not None and summaries.returns_source(imported.definition):
+        if imported and summaries is not None and any(map(summaries.returns_source, imported.definitions)):
             found.add(local)
     return frozenset(found)
 

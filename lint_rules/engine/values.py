@@ -210,7 +210,12 @@ class ValueWalker:
             return self.library_call(node, argument_taints) if argument_taints else CLEAN
         other = imported.run.summaries
         try:
-            return self.call_of(node, state, argument_taints, imported.definition, other, imported.file_name)
+            return CLEAN.union(
+                *(
+                    self.call_of(node, state, argument_taints, callee, other, imported.file_name)
+                    for callee in imported.definitions
+                )
+            )
         except RecursionError:
             return CLEAN  # a callee of another module too deep to summarize is not followed (not this file's error)
 
