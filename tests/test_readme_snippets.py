@@ -42,12 +42,18 @@ def pre_commit(project: Path, env: dict[str, str], *args: str) -> tuple[int, str
     return result.returncode, result.stdout + result.stderr
 
 
-def test_the_readme_snippet_works_in_a_fresh_repository(tmp_path: Path) -> None:
+def hooks_and_project(tmp_path: Path) -> tuple[dict[str, str], Path, Path]:
+    """A committed copy of this repository (the hooks) and an empty project folder beside it."""
     env = git_env(tmp_path)
     hooks = copy_distribution(tmp_path / "seqlen-guard")
     commit_all(hooks, env)
     project = tmp_path / "project"
     project.mkdir()
+    return env, hooks, project
+
+
+def test_the_readme_snippet_works_in_a_fresh_repository(tmp_path: Path) -> None:
+    env, hooks, project = hooks_and_project(tmp_path)
     (project / "old.py").write_text(BAD_SOURCE)
     config = readme_pre_commit_config().replace(PLACEHOLDER_URL, str(hooks))
     (project / ".pre-commit-config.yaml").write_text(config)
@@ -75,11 +81,7 @@ def test_the_readme_snippet_works_in_a_fresh_repository(tmp_path: Path) -> None:
 
 
 def test_the_fix_hook_prints_one_summary_for_many_files(tmp_path: Path) -> None:
-    env = git_env(tmp_path)
-    hooks = copy_distribution(tmp_path / "seqlen-guard")
-    commit_all(hooks, env)
-    project = tmp_path / "project"
-    project.mkdir()
+    env, hooks, project = hooks_and_project(tmp_path)
     for index in range(8):
         (project / f"bad_{index}.py").write_text(BAD_SOURCE)
     commit_all(project, env)
