@@ -273,3 +273,92 @@ def test_a_package_cache_that_delegates_its_length_to_int_counters_is_silent(tmp
     package = write_package(tmp_path, {"cache": CACHE, "serve": SERVE})
     findings = check_path(str(package / "serve.py"), Settings()).findings
     assert [(finding.function, finding.code) for finding in findings] == [("step_static", "SLG002")]
+
+
+COUNTERS = """\
+    from transformers import DynamicCache
+
+
+    class CompressCache(DynamicCache):
+        def __init__(self):
+            super().__init__()
+            self.real_length = 0
+
+        def update_seen(self, layer_idx, q_len):
+            if layer_idx == 0:
+                self.real_length += q_len
+
+        def update(self, keys, values, layer_idx):
+            batch, heads, seq_len, dim = keys.shape
+            self.real_length += seq_len
+            return keys, values
+
+        def get_seq_length(self, layer_idx=0):
+            return self.real_length
+
+
+    class MaskCountCache(DynamicCache):
+        def __init__(self):
+            super().__init__()
+            self.seen = 0
+
+        def update(self, keys, values, mask):
+            self.seen += mask.sum()
+            return keys, values
+
+        def get_seq_length(self, layer_idx=0):
+            return self.seen
+
+
+    class ComputedCountCache(DynamicCache):
+        def __init__(self):
+            super().__init__()
+            self.seen = 0
+
+        def update(self, keys, values):
+            added = count_new(keys)
+            self.seen += added
+            return keys, values
+
+        def get_seq_length(self, layer_idx=0):
+            return self.seen
+"""
+COUNTER_USERS = """\
+    from pkg_counters.kv import CompressCache, ComputedCountCache, MaskCountCache
+
+
+    def counted(ids, cache):
+        if isinstance(cache, CompressCache):
+            past = cache.get_seq_length()
+        else:
+            past = cache[0][0].shape[2]
+        return ids[:, past:]
+
+
+    def masked(ids, cache):
+        if isinstance(cache, MaskCountCache):
+            return ids[:, cache.get_seq_length():]
+        return ids
+
+
+    def computed(ids, cache):
+        if isinstance(cache, ComputedCountCache):
+            return ids[:, cache.get_seq_length():]
+        return ids
+"""
+
+
+def test_a_counter_incremented_by_a_parameter_or_a_shape_element_is_an_int(tmp_path: Path) -> None:
+    """ipex-llm's compressing cache (reduced): `self.real_length = 0`, then only `+=` of a parameter
+    or of an element unpacked from `keys.shape`, in a module the user imports by its absolute name.
+    A counter that adds `mask.sum()` (a tensor) or a value of an unknown call is not an int."""
+    package = tmp_path / "pkg_counters"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kv.py").write_text(textwrap.dedent(COUNTERS))
+    (package / "models.py").write_text(textwrap.dedent(COUNTER_USERS))
+    findings = check_path(str(package / "models.py"), Settings()).findings
+    assert [(finding.function, finding.code) for finding in findings] == [
+        ("masked", "SLG002"),
+        ("computed", "SLG002"),
+    ]

@@ -190,6 +190,23 @@ def is_structurally_int(node: ast.expr) -> bool:
     return False
 
 
+def is_shape(node: ast.expr | None) -> bool:
+    """`x.shape` or `x.size()`: a tuple of ints."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "size"
+        and not node.args
+    )
+
+
+def arguments_of(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
+    """Every named parameter (positional-only, ordinary, keyword-only)."""
+    return [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+
+
 def is_sequence_display(node: ast.expr) -> bool:
     return isinstance(node, (ast.List, ast.Tuple, ast.ListComp, ast.Constant)) and not is_int_literal(node)
 

@@ -21,7 +21,7 @@ AttributeKinds = Callable[[ast.ClassDef], dict[str, str]]
 def function_scope(definition: Definition, module: ModuleFacts, attribute_kinds: AttributeKinds) -> Scope:
     node = definition.node
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    arguments = ex.arguments_of(node)
     int_names = {argument.arg for argument in arguments if ex.is_int_annotation(argument.annotation)}
     cls = definition.enclosing_class
     if cls is not None:
