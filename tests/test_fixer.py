@@ -432,6 +432,13 @@ NOT_HOISTED = {
         def f(cache, x):
             return x.update()[:, cache.get_seq_length():]
     """,
+    "class body (the hoisted name would be a class attribute, shadowing a base's)": """
+        import torch
+
+        class Prompt:
+            cache = make_cache()
+            tail = ids[:, cache.get_seq_length():]
+    """,
     "binding on a one-line block": """
         import torch
 
