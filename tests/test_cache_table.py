@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.engine.caches import CHECKED_RELEASES, INT_LENGTH_CLASSES, TENSOR_LENGTH_CLASSES
+from lint_rules.engine.caches import CHECKED_RELEASES, INT_LENGTH_CLASSES, TENSOR_LENGTH_CLASSES, WRAPPER_CLASSES
 
 pytestmark = pytest.mark.runtime
 
@@ -42,8 +42,20 @@ def length_after_one_update(name):
         cache.update(keys, values)
     return type(cache.get_seq_length()).__name__
 
+def wrapped_length_after_one_update(first, second):
+    cache = cu.EncoderDecoderCache(MAKERS[first](), MAKERS[second]())
+    cache.self_attention_cache.update(torch.zeros(1, 2, 3, 16), torch.zeros(1, 2, 3, 16), 0)  # as model code does
+    return type(cache.get_seq_length()).__name__
+
+def legacy_wrapped_length():
+    legacy = [(torch.zeros(1, 2, 3, 16),) * 4 for _ in range(2)]
+    return type(cu.EncoderDecoderCache(legacy).get_seq_length()).__name__
+
+WRAPPED = [("DynamicCache", "DynamicCache"), ("StaticCache", "DynamicCache"), ("DynamicCache", "StaticCache")]
 print(json.dumps({"version": transformers.__version__,
-                  "types": {name: length_after_one_update(name) for name in MAKERS}}))
+                  "types": {name: length_after_one_update(name) for name in MAKERS},
+                  "wrapped": {f"{a},{b}": wrapped_length_after_one_update(a, b) for a, b in WRAPPED},
+                  "legacy_wrapped": legacy_wrapped_length()}))
 """
 
 
@@ -73,3 +85,18 @@ def test_table_matches_the_real_classes(version: str) -> None:
             assert name in TENSOR_LENGTH_CLASSES
             assert type_name == "Tensor", f"{name} in {version}"
     assert set(probed["types"]) == INT_LENGTH_CLASSES | TENSOR_LENGTH_CLASSES
+
+
+@pytest.mark.parametrize("version", CHECKED_RELEASES)
+def test_a_wrapper_has_the_length_of_its_first_cache(version: str) -> None:
+    """`EncoderDecoderCache(first, second)` (WRAPPER_CLASSES) gives `first`'s length type; from legacy
+    data alone it builds a DynamicCache."""
+    path = release_path(version)
+    code = f"import sys; sys.path[:0] = {path!r}\n{PROBE}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    probed = json.loads(result.stdout.strip().splitlines()[-1])
+    assert WRAPPER_CLASSES == {"EncoderDecoderCache"}
+    for pair, type_name in probed["wrapped"].items():
+        first = pair.split(",")[0]
+        assert type_name == ("int" if first in INT_LENGTH_CLASSES else "Tensor"), f"{pair} in {version}"
+    assert probed["legacy_wrapped"] == "int"

@@ -123,6 +123,40 @@ def test_override_returning_an_attribute_assigned_a_tensor_is_not_int() -> None:
     ) == [(10, "SLG002")]
 
 
+def test_an_encoder_decoder_cache_has_the_length_of_its_first_cache() -> None:
+    """speecht5-style generation builds `EncoderDecoderCache(DynamicCache(), DynamicCache())`: an int
+    length (tests/test_cache_table.py checks the wrapper on the real releases); around a static
+    cache it is a tensor, and from legacy data alone it builds a DynamicCache."""
+    assert codes(
+        """
+        from transformers import DynamicCache, StaticCache
+        from transformers import EncoderDecoderCache as Wrapper
+
+        def dynamic(ids):
+            cache = Wrapper(DynamicCache(), DynamicCache())
+            return ids[:, cache.get_seq_length():]
+
+        def static(ids, config):
+            cache = Wrapper(StaticCache(config=config, max_cache_len=8), DynamicCache())
+            return ids[:, cache.get_seq_length():]
+
+        def legacy(ids, data):
+            cache = Wrapper(data)
+            return ids[:, cache.get_seq_length():]
+
+        def unknown(ids, first, second):
+            cache = Wrapper(first, second)
+            return ids[:, cache.get_seq_length():]
+
+        def named(ids):
+            own, cross = DynamicCache(), DynamicCache()
+            own = DynamicCache()
+            cache = Wrapper(own, cross)
+            return ids[:, cache.get_seq_length():]
+        """
+    ) == [(11, "SLG002"), (19, "SLG002")]
+
+
 def test_value_tainted_late_in_a_loop_reaches_its_start() -> None:
     assert codes(
         """

@@ -105,6 +105,29 @@ SILENT = [
     ),
     pytest.param(
         """
+        import torch
+
+        def forward(input_ids, cache):
+            ignore_cache_position = True  # Gaudi forwards hard-code it
+            if ignore_cache_position is False:
+                past = cache.get_seq_length()
+                return torch.arange(past, past + input_ids.shape[1])
+            return None
+        """,
+        id="local-constant-compared",  # optimum-habana llama, qwen3, gemma2
+    ),
+    pytest.param(
+        """
+        def forward(input_ids, cache, use_cache):
+            use_new_cache = False  # the tuple path only
+            if use_cache and use_new_cache:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        id="local-constant-in-and",  # optimum-habana idefics2
+    ),
+    pytest.param(
+        """
         from typing import TYPE_CHECKING
 
         def prepare(input_ids, cache):
@@ -268,6 +291,42 @@ REPORTED = [
         """,
         [(7, "SLG002")],
         id="constant-bound-twice",
+    ),
+    pytest.param(
+        """
+        def forward(input_ids, cache, flag):
+            ignore = True
+            if flag:
+                ignore = False
+            if ignore is False:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(6, "SLG002")],
+        id="local-bound-twice",
+    ),
+    pytest.param(
+        """
+        def forward(input_ids, cache, skip=True):
+            if skip is False:
+                return input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(3, "SLG002")],
+        id="parameter-default-is-not-a-constant",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+
+        def forward(input_ids, cache):
+            for DEBUG in (False, True):
+                if DEBUG:
+                    input_ids = input_ids[:, cache.get_seq_length():]
+            return input_ids
+        """,
+        [(6, "SLG002")],
+        id="module-constant-rebound-by-a-loop",
     ),
     pytest.param(
         """

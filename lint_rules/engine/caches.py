@@ -2,8 +2,8 @@
 
 One table, checked against the real classes of every release listed in `CHECKED_RELEASES` by
 tests/test_cache_table.py (it builds each class, runs one `update`, and looks at the type). A class
-that is in neither set, such as the abstract `Cache` or `EncoderDecoderCache` (it forwards to
-whatever cache it wraps), is treated as possibly returning a tensor.
+that is in neither set, such as the abstract `Cache`, is treated as possibly returning a tensor;
+`EncoderDecoderCache` has the length of the cache it wraps (`WRAPPER_CLASSES`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ INT_LENGTH_CLASSES = frozenset({"DynamicCache", "DynamicLayer", "DynamicSlidingW
 
 TENSOR_LENGTH_CLASSES = frozenset({"StaticCache", "StaticLayer", "SlidingWindowCache"})
 """They keep `cumulative_length` as a tensor (shape (1,) in 5.5-5.12, 0-dim from 5.13) and return it."""
+
+WRAPPER_CLASSES = frozenset({"EncoderDecoderCache"})
+"""Their length is that of the cache given as the first of two arguments (`EncoderDecoderCache(
+DynamicCache(), DynamicCache())` is an int); from one argument (legacy data) they build a
+`DynamicCache`."""
 
 CACHE_BASE_CLASSES = (
     frozenset(

@@ -17,12 +17,24 @@ from pathlib import Path
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor, self_attribute
 from lint_rules.engine.bounded_cache import BoundedCache
-from lint_rules.engine.caches import INT_LENGTH, TRANSFORMERS_MODULES, length_kind_of_transformers_class
+from lint_rules.engine.caches import (
+    INT_LENGTH,
+    TRANSFORMERS_MODULES,
+    WRAPPER_CLASSES,
+    length_kind_of_transformers_class,
+)
 from lint_rules.engine.definitions import class_lineage
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import top_level_statements
 
 MAX_MODULE_DEPTH = 4
+
+KnownKind = Callable[[ast.expr], str]
+"""What the walk knows a value holds: INT_LENGTH for a name bound to an int-length cache."""
+
+
+def nothing_known(value: ast.expr) -> str:
+    return ""
 
 
 class ClassFacts:
@@ -267,17 +279,40 @@ class ClassFacts:
             return ""
         return INT_LENGTH if all(self.length_kind_of_name(name) == INT_LENGTH for name in classes) else ""
 
-    def constructed_kind(self, value: ast.expr) -> str:
-        """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind."""
+    def constructed_kind(self, value: ast.expr, known_kind: KnownKind = nothing_known) -> str:
+        """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind;
+        `known_kind` tells what a name given to a wrapper holds (`EncoderDecoderCache(own, cross)`)."""
         if not isinstance(value, ast.Call):
             return ""
         name = ex.called_name(value)
         owner, _, method = name.rpartition(".")
+        if self.is_transformers_wrapper(name):
+            return self.wrapped_kind(value, known_kind)
         if method[:1].isupper():
             return self.length_kind_of_name(name)
         if owner.rpartition(".")[2][:1].isupper() and method.startswith("from_"):
             return self.length_kind_of_name(owner)
         return ""  # a function or a method call, not a class (classes are named in CapWords)
+
+    def is_transformers_wrapper(self, name: str) -> bool:
+        """`EncoderDecoderCache` (or `transformers.EncoderDecoderCache`) naming transformers' class."""
+        prefix, _, last = name.rpartition(".")
+        if prefix:
+            return last in WRAPPER_CLASSES and prefix in TRANSFORMERS_MODULES
+        if name in self.classes:
+            return name in WRAPPER_CLASSES and self.in_transformers_table_module()
+        imported = self.imports().get(name) or self.function_imports().get(name)
+        return imported is not None and is_transformers_module(imported[0]) and imported[1] in WRAPPER_CLASSES
+
+    def wrapped_kind(self, call: ast.Call, known_kind: KnownKind) -> str:
+        """The length kind of a wrapper built by `call`: its first cache's, or a DynamicCache's from
+        one argument (legacy data)."""
+        if not call.args or call.keywords or any(isinstance(argument, ast.Starred) for argument in call.args):
+            return ""
+        if len(call.args) == 1:
+            return INT_LENGTH
+        first = call.args[0]
+        return self.constructed_kind(first, known_kind) or known_kind(first)
 
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -128,3 +128,43 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
         ):
             constants[name] = value.value
     return constants
+
+
+def function_constants(function: ast.AST, module_constants: dict[str, object]) -> dict[str, object]:
+    """The names whose value is known everywhere in a function: the module constants it does not
+    bind, and the names it binds exactly once, to a bool, int or None literal, with no other binding
+    in it (parameter, assignment, loop or `with` target, import, `del`, `global`/`nonlocal`; nested
+    scopes' bindings counted too): every read of such a name that does not raise sees that value
+    (`ignore_cache_position = True` ... `if ignore_cache_position is False:`)."""
+    literals: dict[str, object] = {}
+    bindings: dict[str, int] = {}
+    for node in ast.walk(function):
+        for name in bound_names(node):
+            bindings[name] = bindings.get(name, 0) + 1
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, (bool, int, type(None)))
+        ):
+            literals[node.targets[0].id] = node.value.value
+    own = {name: value for name, value in literals.items() if bindings.get(name) == 1}
+    return {**{name: value for name, value in module_constants.items() if name not in bindings}, **own}
+
+
+def bound_names(node: ast.AST) -> list[str]:
+    """The names one node binds (or declares shared with another scope, which counts as a binding)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [node.id]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return [*node.names, *node.names]
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).partition(".")[0]]
+    if isinstance(node, ast.arg):
+        return [node.arg]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    name = getattr(node, "name", None) if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) else None
+    rest = getattr(node, "rest", None) if isinstance(node, ast.MatchMapping) else None
+    return [bound for bound in (name, rest) if isinstance(bound, str)]

@@ -9,6 +9,7 @@ leaves one branch dead."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
@@ -69,24 +70,45 @@ def flag_subjects(value: ast.expr, module: ModuleFacts) -> frozenset[str]:
     return frozenset({none[0]}) if none is not None else frozenset()
 
 
-def static_truth(test: ast.expr, module: ModuleFacts) -> bool | None:
+def static_truth(test: ast.expr, constants: Mapping[str, object]) -> bool | None:
     """The test's truth where it is known before the code runs: a literal (`if False:`, `if 0:`),
-    `TYPE_CHECKING` (false at run time), a module constant bound once to a literal (`DEBUG = False`)."""
-    if isinstance(test, ast.Constant) and isinstance(test.value, (bool, int, type(None))):
-        return bool(test.value)
+    `TYPE_CHECKING` (false at run time), a name whose value is known (`constants`: a module constant
+    bound once to a literal, `DEBUG = False`, or a local one), also compared with a literal
+    (`if flag is False:`), and `not`/`and`/`or` of those."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        operand = static_truth(test.operand, module)
+        operand = static_truth(test.operand, constants)
         return None if operand is None else not operand
-    name = ex.dotted_name(test)
-    if name in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+    if ex.dotted_name(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
         return False
-    if isinstance(test, ast.Name) and test.id in module.constants:
-        return bool(module.constants[test.id])
     if isinstance(test, ast.BoolOp):
-        operands = [static_truth(operand, module) for operand in test.values]
+        operands = [static_truth(operand, constants) for operand in test.values]
         decisive = isinstance(test.op, ast.Or)  # `or`: one true operand decides; `and`: one false one
         return decisive if decisive in operands else None
-    return None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], COMPARISONS):
+        return compared(test.ops[0], known_value(test.left, constants), known_value(test.comparators[0], constants))
+    value = known_value(test, constants)
+    return None if value is UNKNOWN else bool(value)
+
+
+UNKNOWN = object()
+COMPARISONS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+
+
+def known_value(node: ast.expr, constants: Mapping[str, object]) -> object:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, type(None))):
+        return node.value
+    if isinstance(node, ast.Name):
+        return constants.get(node.id, UNKNOWN)
+    return UNKNOWN
+
+
+def compared(op: ast.cmpop, left: object, right: object) -> bool | None:
+    if left is UNKNOWN or right is UNKNOWN:
+        return None
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        same = left is right if isinstance(left, bool) or left is None else None
+        return None if same is None else same == isinstance(op, ast.Is)
+    return (left == right) == isinstance(op, ast.Eq)
 
 
 def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:

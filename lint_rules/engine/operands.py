@@ -7,6 +7,7 @@ function being summarized may be anything the caller passes.
 from __future__ import annotations
 
 import ast
+import functools
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
@@ -23,10 +24,15 @@ def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> 
         return INT
     if is_tensor_operand(node, state, module, on_entry=False):
         return TENSOR
-    if module.classes.constructed_kind(node) == INT_LENGTH:
+    if module.classes.constructed_kind(node, functools.partial(held_length_kind, state)) == INT_LENGTH:
         return INT_LENGTH_CACHE
+    return INT_LENGTH_CACHE if held_length_kind(state, node) else ""
+
+
+def held_length_kind(state: State, node: ast.expr) -> str:
+    """INT_LENGTH when the walk knows the name holds an int-length cache."""
     key = key_of(node)
-    return INT_LENGTH_CACHE if key and state.kinds.get(key) == INT_LENGTH_CACHE else ""
+    return INT_LENGTH if key and state.kinds.get(key) == INT_LENGTH_CACHE else ""
 
 
 def is_tainted(node: ast.expr, state: State) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
@@ -379,7 +380,10 @@ class ValueWalker:
         key = subject_key(receiver)
         if key and state.kind(key) == INT_LENGTH_CACHE:
             return True
-        return self.module.classes.constructed_kind(receiver) == INT_LENGTH
+        return (
+            self.module.classes.constructed_kind(receiver, functools.partial(operands.held_length_kind, state))
+            == INT_LENGTH
+        )
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 

@@ -12,6 +12,7 @@ import ast
 from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.module_text import function_constants
 from lint_rules.engine.narrowing import flag_subjects, narrow, narrowed_key, static_truth, subject_key
 from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
@@ -27,6 +28,8 @@ class FunctionWalker(ValueWalker):
     """The taint of every value the scope returns."""
     seeded = False
     """Each parameter starts as its own origin (for the function's summary)."""
+    constants: dict[str, object] | None = None
+    """The names whose value the scope knows (`function_constants`), found at the first `if`."""
 
     def walk(self) -> None:
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.annotated_parameters)
@@ -160,10 +163,12 @@ class FunctionWalker(ValueWalker):
         )
 
     def known_truth(self, test: ast.expr) -> bool | None:
-        """The test's truth before the code runs, unless the scope rebinds the module constant it names."""
-        if isinstance(test, ast.Name) and test.id in self.module.constants and test.id in self.scope.parameters:
-            return None
-        return static_truth(test, self.module)
+        """The test's truth before the code runs (see `static_truth`)."""
+        if self.constants is None:
+            owner = self.scope.body_owner
+            own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            self.constants = function_constants(owner, self.module.constants) if own_names else self.module.constants
+        return static_truth(test, self.constants)
 
     def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
         entry = state
