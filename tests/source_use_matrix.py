@@ -154,6 +154,12 @@ USE_CONTEXTS = (
         silent_because="code under `if False:` never runs",
     ),
     UseContext(
+        "local-constant-branch",
+        "use_new_cache = False\nif flag and use_new_cache:\n    return ids[:, {L}:]\nreturn ids",
+        (),
+        silent_because="a name bound once to False makes the `and` false: the branch never runs",
+    ),
+    UseContext(
         "nested-def",
         "def window():\n    {P}\n    return ids[:, {L}:]\n\nreturn window()",
         (SLICE,),
