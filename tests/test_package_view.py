@@ -362,3 +362,115 @@ def test_a_counter_incremented_by_a_parameter_or_a_shape_element_is_an_int(tmp_p
         ("masked", "SLG002"),
         ("computed", "SLG002"),
     ]
+
+
+REPLICATED_CACHE = """\
+    import torch
+    from transformers.cache_utils import Cache as HFCache
+    from transformers.cache_utils import CacheLayerMixin
+
+
+    class StateLayer(CacheLayerMixin):
+        def __init__(self):
+            super().__init__()
+            self._seen_tokens = 0
+
+        def update(self, attn_state=None, offset: int = 1):
+            input_length = attn_state[0].shape[1] if attn_state is not None else 0
+            self._seen_tokens += input_length if attn_state is not None else offset
+
+        def _validate_crop(self, max_length: int) -> int:
+            if max_length < 0:
+                max_length = max(0, self._seen_tokens + max_length)
+            return min(max_length, self._seen_tokens)
+
+        def crop(self, max_length: int) -> None:
+            max_length = self._validate_crop(max_length)
+            self._seen_tokens = max_length
+
+        def get_seq_length(self) -> int:
+            return self._seen_tokens
+
+
+    class MaskLayer(CacheLayerMixin):
+        def __init__(self):
+            super().__init__()
+            self.seen = 0
+
+        def update(self, mask):
+            self.seen = self.seen + mask.sum()
+
+        def get_seq_length(self):
+            return self.seen
+
+
+    class StateCache(HFCache):
+        def __init__(self, **kwargs):
+            super().__init__(layer_class_to_replicate=StateLayer, **kwargs)
+
+        def update(self, layer_idx, **state):
+            while len(self.layers) <= layer_idx:
+                self.layers.append(self.layer_class_to_replicate())
+            return self.layers[layer_idx].update(**state)
+
+        def get_seq_length(self, layer_idx=0) -> int:
+            if len(self.layers) <= layer_idx:
+                return 0
+            return self.layers[layer_idx].get_seq_length()
+
+
+    class Cache(StateCache):
+        pass
+
+
+    class MaskCache(HFCache):
+        def __init__(self):
+            super().__init__(layer_class_to_replicate=MaskLayer)
+
+        def get_seq_length(self, layer_idx=0):
+            return self.layers[layer_idx].get_seq_length()
+
+
+    class MixedCache(StateCache):
+        def add(self, layer):
+            self.layers.append(layer)
+"""
+REPLICATED_USERS = """\
+    from __future__ import annotations
+
+    from typing import TYPE_CHECKING
+
+    if TYPE_CHECKING:
+        from nsfla.models.cache_utils import Cache, MaskCache, MixedCache
+
+
+    def attend(q, past_key_values: Cache | None = None):
+        offset, max_len = 0, q.shape[1]
+        if past_key_values is not None:
+            offset = past_key_values.get_seq_length(0)
+            max_len = q.shape[1] + offset
+        return max_len
+
+
+    def masked(q, past_key_values: MaskCache):
+        return q[:, past_key_values.get_seq_length():]
+
+
+    def mixed(q, past_key_values: MixedCache):
+        return q[:, past_key_values.get_seq_length():]
+"""
+
+
+def test_layers_replicated_by_transformers_cache_from_an_int_counter_class(tmp_path: Path) -> None:
+    """flash-linear-attention (reduced): a namespace package (no top `__init__.py`) whose cache gives
+    transformers' `Cache` `layer_class_to_replicate=StateLayer` and only appends more of those; the
+    layer's counter grows by a shape element or an offset parameter and is cropped to an `-> int`
+    method's result. Layers counting `mask.sum()`, or a list that takes any object, may hold a tensor."""
+    top = tmp_path / "nsfla"
+    for folder in ("models", "layers"):
+        (top / folder).mkdir(parents=True)
+        (top / folder / "__init__.py").write_text("")
+    (top / "models" / "cache_utils.py").write_text(textwrap.dedent(REPLICATED_CACHE))
+    (top / "layers" / "attn.py").write_text(textwrap.dedent(REPLICATED_USERS))
+    findings = check_path(str(top / "layers" / "attn.py"), Settings()).findings
+    assert [(finding.function, finding.code) for finding in findings] == [("masked", "SLG002"), ("mixed", "SLG002")]

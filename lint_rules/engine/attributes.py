@@ -7,6 +7,7 @@ import ast
 import dataclasses
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.counters import Function, is_count
 from lint_rules.engine.definitions import simple_statements
 
 TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "arange", "zeros_like", "ones_like"})
@@ -21,6 +22,11 @@ class AttributeBindings:
     whose contents may change."""
     annotations: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
     """`attr: X` in the class body, `self.attr: X = ...` in a method."""
+    contents: dict[str, list[ast.expr | None]] = dataclasses.field(default_factory=dict)
+    """What goes into a container attribute: `self.layers.append(v)`, `.insert(i, v)`, `self.layers[i]
+    = v` give `v`; a method that may put in anything else (`extend`, an unknown one) gives None."""
+    super_init_keywords: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
+    """The keywords the class passes to its base's `__init__` (`super().__init__(layer_class_to_replicate=X)`)."""
 
 
 def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:
@@ -30,21 +36,28 @@ def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:
     for statement in cls.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             found.annotations[statement.target.id] = statement.annotation
-    methods = [statement for statement in cls.body if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for method in methods:
+    methods = {
+        statement.name: statement
+        for statement in cls.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    for method in methods.values():
         for node in simple_statements(method.body):
-            record_statement(found, node, method)
+            record_statement(found, node, method, methods)
     return found
 
 
-def record_statement(found: AttributeBindings, node: ast.stmt, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+def record_statement(found: AttributeBindings, node: ast.stmt, method: Function, methods: dict[str, Function]) -> None:
     if isinstance(node, ast.Assign):
         for target in node.targets:
-            record_value(found, target, node.value)
+            record_value(found, target, counted(node.value, target, method, methods, increment=False))
             if isinstance(target, ast.Subscript) and self_attribute(target.value):
                 found.called.add(self_attribute(target.value))  # `self.layers[0] = ...` changes its entries
+                found.contents.setdefault(self_attribute(target.value), []).append(node.value)
     elif isinstance(node, ast.AugAssign):
-        record_value(found, node.target, COUNTED if is_count_increment(node, method) else node.value)
+        increment = isinstance(node.op, (ast.Add, ast.Sub))
+        value = counted(node.value, node.target, method, methods, increment) if increment else node.value
+        record_value(found, node.target, value)
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
         record_value(found, node.target, node.value)
     if isinstance(node, ast.AnnAssign) and self_attribute(node.target):
@@ -53,45 +66,52 @@ def record_statement(found: AttributeBindings, node: ast.stmt, method: ast.Funct
         called = node.value.func
         if isinstance(called, ast.Attribute) and self_attribute(called.value):
             found.called.add(self_attribute(called.value))
+            record_content(found, self_attribute(called.value), node.value)
+        elif is_super_init(node.value):
+            found.super_init_keywords.update(
+                {keyword.arg: keyword.value for keyword in node.value.keywords if keyword.arg}
+            )
+
+
+ADDING_METHODS = {"append": 0, "insert": 1}
+"""Container methods that put one object in, and the position of that object among their arguments."""
+KEEPING_METHODS = frozenset({"clear", "pop", "remove", "reverse", "sort", "copy", "index", "count"})
+"""Container methods that put nothing new in."""
+
+
+def record_content(found: AttributeBindings, attribute: str, call: ast.Call) -> None:
+    assert isinstance(call.func, ast.Attribute)
+    method = call.func.attr
+    if method in KEEPING_METHODS:
+        return
+    position = ADDING_METHODS.get(method)
+    added = call.args[position] if position is not None and len(call.args) == position + 1 else None
+    found.contents.setdefault(attribute, []).append(added)
+
+
+def is_super_init(call: ast.Call) -> bool:
+    """`super().__init__(...)`."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__init__"
+        and isinstance(func.value, ast.Call)
+        and ex.called_name(func.value) == "super"
+    )
 
 
 COUNTED = ast.Constant(1)
-"""Stands for what a count increment adds: an int."""
+"""Stands for a count bound to an attribute (`counters.is_count`): an int."""
 
 
-def is_count_increment(node: ast.AugAssign, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """`self.n += k` where `k` is structurally an int, or a plain name that the method binds only to
-    ints (`_, _, k, _ = x.shape`) or takes as a parameter: a counter, which the class keeps as a Python
-    int (README Limits: a parameter is trusted to be a count)."""
-    if not isinstance(node.op, (ast.Add, ast.Sub)) or not self_attribute(node.target):
-        return False
-    if ex.is_structurally_int(node.value):
-        return True
-    if not isinstance(node.value, ast.Name):
-        return False
-    name = node.value.id
-    stores = [
-        bound
-        for bound in ast.walk(method)
-        if isinstance(bound, ast.Name) and bound.id == name and isinstance(bound.ctx, ast.Store)
-    ]
-    if not stores:
-        return name in {argument.arg for argument in ex.arguments_of(method)}
-    return len(stores) == len(int_bindings(method, name))
-
-
-def int_bindings(method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.stmt]:
-    """The statements that bind `name` to an int: `name = <int>` or `a, name, b = x.shape`."""
-    found: list[ast.stmt] = []
-    for node in ast.walk(method):
-        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
-            continue
-        target = node.targets[0]
-        if isinstance(target, ast.Name) and target.id == name and ex.is_structurally_int(node.value):
-            found.append(node)
-        elif isinstance(target, ast.Tuple) and ex.is_shape(node.value):
-            found.extend(node for element in target.elts if isinstance(element, ast.Name) and element.id == name)
-    return found
+def counted(
+    value: ast.expr, target: ast.expr, method: Function, methods: dict[str, Function], increment: bool
+) -> ast.expr:
+    """COUNTED for a count bound to `self.attr` (not a plain int by its form alone), else the value."""
+    attribute = self_attribute(target)
+    if not attribute or ex.is_structurally_int(value) or not is_count(value, attribute, method, methods, increment):
+        return value
+    return COUNTED
 
 
 def record_value(found: AttributeBindings, target: ast.expr, value: ast.expr) -> None:

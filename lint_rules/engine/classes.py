@@ -145,7 +145,31 @@ class ClassFacts:
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
             return INT_LENGTH if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
-        return self.bases_length_kind(cls)
+        inherited = self.bases_length_kind(cls)
+        return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
+
+    def keeps_int_state(self, cls: ast.ClassDef) -> bool:
+        """A subclass that inherits an int length binds what its bases bind (and `self.layers`) only to
+        ints, and puts only int-length objects in the containers of layers (`self.layers`, or one its
+        bases fill): `self.layers.append(layer)` could add any layer."""
+        own = self.bindings(cls)
+        inherited, _ = self.lineage_bindings(cls)
+        shared = [
+            value
+            for attribute, values in own.values.items()
+            if len(inherited.get(attribute, [])) > len(values) or attribute == "layers"
+            for value in values
+        ]
+        filled_by_bases = {attribute for base in self.lineage(cls)[1:] for attribute in self.bindings(base).contents}
+        added = [
+            value
+            for attribute, values in own.contents.items()
+            if attribute == "layers" or attribute in filled_by_bases
+            for value in values
+        ]
+        return all(map(ex.is_structurally_int, shared)) and all(
+            value is not None and self.is_int_length_object(cls, value) for value in added
+        )
 
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
@@ -155,11 +179,7 @@ class ClassFacts:
             return False
         receiver = ex.getter_receiver(value)
         if isinstance(receiver, ast.Subscript):
-            container = receiver.value
-            if self_attribute(container) in self.lineage_bindings(cls)[1]:
-                return False  # `self.layers.append(...)`, `self.layers[0] = ...`: other objects may go in
-            values = self.attribute_values(cls, container)
-            return bool(values) and all(map(self.holds_int_length_objects, values))
+            return self.holds_only_int_length_objects(cls, receiver.value)
         return receiver is not None and all(
             self.constructed_kind(bound) == INT_LENGTH for bound in self.attribute_values(cls, receiver)
         )
@@ -192,6 +212,34 @@ class ClassFacts:
             return None
         other = self.other_module(imported[0])
         return other.class_named(imported[1]) if other is not None else None
+
+    def holds_only_int_length_objects(self, cls: ast.ClassDef, container: ast.expr) -> bool:
+        """`self.layers` holds only int-length objects: it is built from their constructors (or, bound
+        nowhere in the package, by transformers' `Cache` from the class the lineage passes as
+        `layer_class_to_replicate`), and only such objects are put in later (`append`, an item store)."""
+        attribute = self_attribute(container)
+        added = [value for member in self.lineage(cls) for value in self.bindings(member).contents.get(attribute, [])]
+        if not all(value is not None and self.is_int_length_object(cls, value) for value in added):
+            return False
+        values = self.attribute_values(cls, container)
+        if values:
+            return all(map(self.holds_int_length_objects, values))
+        return attribute == "layers" and self.replicated_layer_kind(cls) == INT_LENGTH
+
+    def is_int_length_object(self, cls: ast.ClassDef, value: ast.expr) -> bool:
+        """`Layer()` of an int-length class, or `self.layer_class_to_replicate()` replicating one."""
+        if isinstance(value, ast.Call) and ex.dotted_name(value.func) == "self.layer_class_to_replicate":
+            return self.replicated_layer_kind(cls) == INT_LENGTH
+        return self.constructed_kind(value) == INT_LENGTH
+
+    def replicated_layer_kind(self, cls: ast.ClassDef) -> str:
+        """The length kind of the class the lineage gives transformers' `Cache` as
+        `super().__init__(layer_class_to_replicate=Layer)`: every layer `update` adds is one."""
+        for member in self.lineage(cls):
+            replicated = self.bindings(member).super_init_keywords.get("layer_class_to_replicate")
+            if replicated is not None:
+                return self.length_kind_of_name(ex.dotted_name(replicated))
+        return ""
 
     def holds_int_length_objects(self, value: ast.expr) -> bool:
         """`[Layer() for _ in range(n)]`, `[Layer(), Layer()]`, `(Layer(),)`: only int-length objects."""

@@ -66,13 +66,17 @@ def absolute_module(statement: ast.ImportFrom, module_name: str, is_package: boo
 
 @functools.lru_cache(maxsize=4096)
 def module_file(module: str, root: Path | None) -> Path | None:
-    """The file of a module of the same top package under `root`, if it is on disk."""
+    """The file of a module of the same top package under `root`, if it is on disk; a module of a
+    namespace package (no `__init__.py`: `fla.models.cache_utils` imported from `fla/layers/attn.py`,
+    whose root is then `fla/`) is also looked for beside the folder that has the package's name."""
     if root is None or not module:
         return None
     relative = Path(*module.split("."))
-    for candidate in (root / relative.with_suffix(".py"), root / relative / "__init__.py"):
-        if candidate.is_file():
-            return candidate
+    folders = [root, root.parent] if root.name == relative.parts[0] else [root]
+    for folder in folders:
+        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
     return None
 
 
