@@ -128,6 +128,20 @@ SILENT = [
     ),
     pytest.param(
         """
+        from transformers.cache_utils import Cache
+
+        def prepare_inputs_for_generation(input_ids, past_key_values=None, attention_mask=None):
+            if isinstance(past_key_values, Cache):
+                cache_length = past_key_values.get_seq_length()
+                past_length = past_key_values.seen_tokens
+                if cache_length < past_length and attention_mask is not None:
+                    attention_mask = attention_mask[:, -(cache_length + input_ids.shape[1]) :]
+            return input_ids, attention_mask
+        """,
+        id="seen-tokens-read",  # no 5.x cache has it; 4.4x static caches give None, which the compare fails on
+    ),
+    pytest.param(
+        """
         from typing import TYPE_CHECKING
 
         def prepare(input_ids, cache):
@@ -304,6 +318,16 @@ REPORTED = [
         """,
         [(6, "SLG002")],
         id="local-bound-twice",
+    ),
+    pytest.param(
+        """
+        def prepare(input_ids, past_key_values, other):
+            cache_length = past_key_values.get_seq_length()
+            seen = other.seen_tokens
+            return input_ids[:, cache_length:], seen
+        """,
+        [(4, "SLG002")],
+        id="seen-tokens-of-another-object",
     ),
     pytest.param(
         """

@@ -25,6 +25,11 @@ WRAPPER_CLASSES = frozenset({"EncoderDecoderCache"})
 DynamicCache(), DynamicCache())` is an int); from one argument (legacy data) they build a
 `DynamicCache`."""
 
+REMOVED_CACHE_ATTRIBUTES = frozenset({"seen_tokens"})
+"""What no 5.x cache has (reading it raises `AttributeError`), and what the 4.39-4.48 caches without a
+counter of their own (`StaticCache`, `HybridCache`) give as None, which the code of that era
+(`past_length = c.seen_tokens` ... `past_length < n`) fails on before any use of the length."""
+
 CACHE_BASE_CLASSES = (
     frozenset(
         {

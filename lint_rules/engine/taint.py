@@ -161,6 +161,16 @@ class State:
                 if taint & guarded:
                     self.bind_taint_only(name, taint - guarded)
 
+    def forget_lengths_asked_of(self, receiver: str) -> None:
+        """After `c.seen_tokens` is read (`caches.REMOVED_CACHE_ATTRIBUTES`), the lengths asked of `c`
+        are not a transformers tensor cache's: their taint ends."""
+        if not receiver:
+            return
+        for name, taint in list(self.taint.items()):
+            asked = {origin for origin in real_origins(taint) if receiver_key(origin.call) == receiver}
+            if asked:
+                self.bind_taint_only(name, taint - asked)
+
     def bind_taint_only(self, key: str, taint: Taint) -> None:
         if taint:
             self.taint[key] = taint
@@ -252,3 +262,9 @@ class PathFacts:
 
 def real_origins(taint: Taint) -> list[Origin]:
     return [origin for origin in taint if isinstance(origin, Origin)]
+
+
+def receiver_key(call: ast.Call) -> str:
+    """The state key of what a source call asks (`c` of `c.get_seq_length()`)."""
+    receiver = ex.getter_receiver(call)
+    return key_of(receiver) if receiver is not None else ""

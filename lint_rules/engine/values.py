@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
-from lint_rules.engine.caches import INT_LENGTH
+from lint_rules.engine.caches import INT_LENGTH, REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.module_facts import ModuleFacts
@@ -102,6 +102,8 @@ class ValueWalker:
         if key and key in state.taint:
             return state.taint[key]
         self.value(node.value, state)
+        if node.attr in REMOVED_CACHE_ATTRIBUTES:
+            state.forget_lengths_asked_of(key_of(node.value))
         return CLEAN
 
     def subscript(self, node: ast.Subscript, state: State) -> Taint:
