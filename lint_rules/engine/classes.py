@@ -349,7 +349,9 @@ class ClassFacts:
             return last in WRAPPER_CLASSES and prefix in TRANSFORMERS_MODULES
         if name in self.classes:
             return name in WRAPPER_CLASSES and self.in_transformers_table_module()
-        imported = self.imports().get(name) or self.function_imports().get(name)
+        imported = self.imports().get(name)
+        if imported is None and name in WRAPPER_CLASSES:  # an alias made inside a function is not looked for
+            imported = self.function_imports().get(name)
         return imported is not None and is_transformers_module(imported[0]) and imported[1] in WRAPPER_CLASSES
 
     def wrapped_kind(self, call: ast.Call, known_kind: KnownKind) -> str:

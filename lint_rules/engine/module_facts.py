@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import DefinitionIndex
-from lint_rules.engine.module_text import lines_mentioning, module_constants, torch_aliases
+from lint_rules.engine.module_text import lines_mentioning, module_constants, names_bound_to_bools, torch_aliases
 from lint_rules.engine.source_text import SourceText
 
 
@@ -33,3 +33,9 @@ class ModuleFacts:
     def constants(self) -> dict[str, object]:
         """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
         return module_constants(self.tree, self.source.text)
+
+    @functools.cached_property
+    def names_bound_to_bools(self) -> frozenset[str]:
+        """The names some line binds to True or False (`flag = False`): where a function's local
+        constants (`function_constants`) can only be."""
+        return names_bound_to_bools(self.source.text)

@@ -29,7 +29,7 @@ class FunctionWalker(ValueWalker):
     seeded = False
     """Each parameter starts as its own origin (for the function's summary)."""
     constants: dict[str, object] | None = None
-    """The names whose value the scope knows (`function_constants`), found at the first `if`."""
+    """The names whose value the scope knows (`function_constants`), found at the first `if` that needs them."""
 
     def walk(self) -> None:
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.annotated_parameters)
@@ -163,7 +163,11 @@ class FunctionWalker(ValueWalker):
         )
 
     def known_truth(self, test: ast.expr) -> bool | None:
-        """The test's truth before the code runs (see `static_truth`)."""
+        """The test's truth before the code runs (see `static_truth`); the names whose value the
+        function knows (`function_constants`) are looked for only when the test names a candidate."""
+        candidates = self.module.names_bound_to_bools | self.module.constants.keys()
+        if not (candidates and any(isinstance(node, ast.Name) and node.id in candidates for node in ast.walk(test))):
+            return static_truth(test, {})
         if self.constants is None:
             owner = self.scope.body_owner
             own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
