@@ -7,7 +7,7 @@ import ast
 import dataclasses
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.counters import Function, is_count
+from lint_rules.engine.counters import INT_VALUE, CountReader, Function
 from lint_rules.engine.definitions import simple_statements
 
 TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "arange", "zeros_like", "ones_like"})
@@ -25,12 +25,12 @@ class AttributeBindings:
     contents: dict[str, list[ast.expr | None]] = dataclasses.field(default_factory=dict)
     """What goes into a container attribute: `self.layers.append(v)`, `.insert(i, v)`, `self.layers[i]
     = v` give `v`; a method that may put in anything else (`extend`, an unknown one) gives None."""
-    super_init_keywords: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
-    """The keywords the class passes to its base's `__init__` (`super().__init__(layer_class_to_replicate=X)`)."""
+    init_keywords: dict[str, list[ast.expr]] = dataclasses.field(default_factory=dict)
+    """The keywords the class passes to a base's `__init__` (`super().__init__(layer_class_to_replicate=X)`)."""
 
 
 def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:
-    """From the statements of the class's methods (a method call that is a statement of its own,
+    """From the statements of the class's methods (a method called on an attribute,
     `self.cumulative_length.zero_()`, marks the attribute as an object)."""
     found = AttributeBindings()
     for statement in cls.body:
@@ -41,36 +41,48 @@ def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:
         for statement in cls.body
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
+    counts = CountReader(methods)
     for method in methods.values():
         for node in simple_statements(method.body):
-            record_statement(found, node, method, methods)
+            record_binding(found, node, method, counts)
+            for call in calls_of(node):
+                record_call(found, call)
     return found
 
 
-def record_statement(found: AttributeBindings, node: ast.stmt, method: Function, methods: dict[str, Function]) -> None:
-    if isinstance(node, ast.Assign):
-        for target in node.targets:
-            record_value(found, target, counted(node.value, target, method, methods, increment=False))
+def record_binding(found: AttributeBindings, node: ast.stmt, method: Function, counts: CountReader) -> None:
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            record_value(found, target, counted(node.value, target, method, counts, increment=False))
             if isinstance(target, ast.Subscript) and self_attribute(target.value):
                 found.called.add(self_attribute(target.value))  # `self.layers[0] = ...` changes its entries
                 found.contents.setdefault(self_attribute(target.value), []).append(node.value)
+        if self_attribute(node.value):  # `layers = self.layers`: anything may go in through the alias
+            found.contents.setdefault(self_attribute(node.value), []).append(None)
     elif isinstance(node, ast.AugAssign):
         increment = isinstance(node.op, (ast.Add, ast.Sub))
-        value = counted(node.value, node.target, method, methods, increment) if increment else node.value
-        record_value(found, node.target, value)
-    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        record_value(found, node.target, node.value)
+        record_value(found, node.target, counted(node.value, node.target, method, counts, increment))
     if isinstance(node, ast.AnnAssign) and self_attribute(node.target):
         found.annotations[self_attribute(node.target)] = node.annotation
-    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-        called = node.value.func
-        if isinstance(called, ast.Attribute) and self_attribute(called.value):
-            found.called.add(self_attribute(called.value))
-            record_content(found, self_attribute(called.value), node.value)
-        elif is_super_init(node.value):
-            found.super_init_keywords.update(
-                {keyword.arg: keyword.value for keyword in node.value.keywords if keyword.arg}
-            )
+
+
+def calls_of(statement: ast.stmt) -> list[ast.Call]:
+    """The calls in a statement's own expressions (not in the blocks it holds)."""
+    expressions = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    return [node for expression in expressions for node in ast.walk(expression) if isinstance(node, ast.Call)]
+
+
+def record_call(found: AttributeBindings, call: ast.Call) -> None:
+    called = call.func
+    if isinstance(called, ast.Attribute) and self_attribute(called.value):
+        found.called.add(self_attribute(called.value))
+        record_content(found, self_attribute(called.value), call)
+    elif (
+        isinstance(called, ast.Attribute) and called.attr == "__init__"
+    ):  # `super().__init__(...)`, `Base.__init__(self, ...)`
+        for keyword in call.keywords:
+            if keyword.arg:
+                found.init_keywords.setdefault(keyword.arg, []).append(keyword.value)
 
 
 ADDING_METHODS = {"append": 0, "insert": 1}
@@ -89,29 +101,10 @@ def record_content(found: AttributeBindings, attribute: str, call: ast.Call) -> 
     found.contents.setdefault(attribute, []).append(added)
 
 
-def is_super_init(call: ast.Call) -> bool:
-    """`super().__init__(...)`."""
-    func = call.func
-    return (
-        isinstance(func, ast.Attribute)
-        and func.attr == "__init__"
-        and isinstance(func.value, ast.Call)
-        and ex.called_name(func.value) == "super"
-    )
-
-
-COUNTED = ast.Constant(1)
-"""Stands for a count bound to an attribute (`counters.is_count`): an int."""
-
-
-def counted(
-    value: ast.expr, target: ast.expr, method: Function, methods: dict[str, Function], increment: bool
-) -> ast.expr:
-    """COUNTED for a count bound to `self.attr` (not a plain int by its form alone), else the value."""
+def counted(value: ast.expr, target: ast.expr, method: Function, counts: CountReader, increment: bool) -> ast.expr:
+    """INT_VALUE for a count bound to `self.attr` (`counters`), else the value itself."""
     attribute = self_attribute(target)
-    if not attribute or ex.is_structurally_int(value) or not is_count(value, attribute, method, methods, increment):
-        return value
-    return COUNTED
+    return INT_VALUE if attribute and counts.is_count(value, attribute, method, increment) else value
 
 
 def record_value(found: AttributeBindings, target: ast.expr, value: ast.expr) -> None:

@@ -149,17 +149,35 @@ class ClassFacts:
         return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
 
     def keeps_int_state(self, cls: ast.ClassDef) -> bool:
-        """A subclass that inherits an int length binds what its bases bind (and `self.layers`) only to
-        ints, and puts only int-length objects in the containers of layers (`self.layers`, or one its
-        bases fill): `self.layers.append(layer)` could add any layer."""
+        """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""
+        replicates = any(
+            "layer_class_to_replicate" in self.bindings(member).values
+            or "layer_class_to_replicate" in self.bindings(member).init_keywords
+            for member in self.lineage(cls)
+        )
+        return (
+            self.binds_shared_state_to_ints(cls)
+            and self.adds_only_int_length_layers(cls)
+            and (not replicates or self.replicated_layer_kind(cls) == INT_LENGTH)
+        )
+
+    def binds_shared_state_to_ints(self, cls: ast.ClassDef) -> bool:
+        """What the bases bind (and `self.layers`) the subclass binds only to ints; with a base read
+        from another module (whose bindings are not merged here), everything it binds."""
         own = self.bindings(cls)
         inherited, _ = self.lineage_bindings(cls)
+        elsewhere = any(map(self.has_base_elsewhere, self.lineage(cls)))
         shared = [
             value
             for attribute, values in own.values.items()
-            if len(inherited.get(attribute, [])) > len(values) or attribute == "layers"
+            if elsewhere or len(inherited.get(attribute, [])) > len(values) or attribute == "layers"
             for value in values
         ]
+        return all(map(ex.is_structurally_int, shared))
+
+    def adds_only_int_length_layers(self, cls: ast.ClassDef) -> bool:
+        """Only int-length objects go into `self.layers`, or a container the bases fill."""
+        own = self.bindings(cls)
         filled_by_bases = {attribute for base in self.lineage(cls)[1:] for attribute in self.bindings(base).contents}
         added = [
             value
@@ -167,9 +185,19 @@ class ClassFacts:
             if attribute == "layers" or attribute in filled_by_bases
             for value in values
         ]
-        return all(map(ex.is_structurally_int, shared)) and all(
-            value is not None and self.is_int_length_object(cls, value) for value in added
-        )
+        return all(value is not None and self.is_int_length_object(cls, value) for value in added)
+
+    def has_base_elsewhere(self, cls: ast.ClassDef) -> bool:
+        """A base that is neither a class of this module nor one of transformers'."""
+        for base in cls.bases:
+            name = ex.dotted_name(base)
+            prefix = name.rpartition(".")[0]
+            imported = self.imports().get(name)
+            if name in self.classes or prefix in TRANSFORMERS_MODULES:
+                continue
+            if imported is None or not is_transformers_module(imported[0]):
+                return True
+        return False
 
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
@@ -234,12 +262,18 @@ class ClassFacts:
 
     def replicated_layer_kind(self, cls: ast.ClassDef) -> str:
         """The length kind of the class the lineage gives transformers' `Cache` as
-        `super().__init__(layer_class_to_replicate=Layer)`: every layer `update` adds is one."""
-        for member in self.lineage(cls):
-            replicated = self.bindings(member).super_init_keywords.get("layer_class_to_replicate")
-            if replicated is not None:
-                return self.length_kind_of_name(ex.dotted_name(replicated))
-        return ""
+        `super().__init__(layer_class_to_replicate=Layer)`: every layer `update` adds is one. Unknown
+        when the lineage passes several, or binds `self.layer_class_to_replicate` itself."""
+        lineage = self.lineage(cls)
+        if any("layer_class_to_replicate" in self.bindings(member).values for member in lineage):
+            return ""
+        replicated = [
+            value
+            for member in lineage
+            for value in self.bindings(member).init_keywords.get("layer_class_to_replicate", [])
+        ]
+        names = {ex.dotted_name(value) for value in replicated}
+        return self.length_kind_of_name(names.pop()) if len(names) == 1 and "" not in names else ""
 
     def holds_int_length_objects(self, value: ast.expr) -> bool:
         """`[Layer() for _ in range(n)]`, `[Layer(), Layer()]`, `(Layer(),)`: only int-length objects."""

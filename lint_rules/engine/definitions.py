@@ -155,14 +155,14 @@ def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
 
 
 def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a body, looking into `if`/`for`/`with`/`try` blocks but not into nested defs."""
+    """The statements of a body, looking into `if`/`for`/`with`/`try`/`match` blocks but not into nested defs."""
     for statement in body:
         yield statement
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in ("body", "orelse", "finalbody"):
             yield from simple_statements(getattr(statement, field, None) or [])
-        for handler in getattr(statement, "handlers", None) or []:
+        for handler in [*(getattr(statement, "handlers", None) or []), *(getattr(statement, "cases", None) or [])]:
             yield from simple_statements(handler.body)
 
 

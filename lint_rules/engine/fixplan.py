@@ -173,9 +173,10 @@ def hoist_plan(
     source_methods: frozenset[str],
     hoisted_with: frozenset[int] = frozenset(),
 ) -> FixPlan:
-    reason = hoist_refusal(call, statement, parents, source, source_methods, hoisted_with)
     if isinstance(owner, ast.ClassDef):
         reason = "the statement is in a class body, where a hoisted name would become a class attribute"
+    else:
+        reason = hoist_refusal(call, statement, parents, source, source_methods, hoisted_with)
     if reason:
         return no_fix(call, statement, source, reason)
     name = fresh_name(call, owner)

@@ -72,7 +72,7 @@ def module_file(module: str, root: Path | None) -> Path | None:
     if root is None or not module:
         return None
     relative = Path(*module.split("."))
-    folders = [root, root.parent] if root.name == relative.parts[0] else [root]
+    folders = [root.parent, root] if root.name == relative.parts[0] else [root]
     for folder in folders:
         for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
             if candidate.is_file():

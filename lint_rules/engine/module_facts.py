@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Sequence
 
+from lint_rules.engine.caches import REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import DefinitionIndex
@@ -39,3 +41,11 @@ class ModuleFacts:
         """The names some line binds to True or False (`flag = False`): where a function's local
         constants (`function_constants`) can only be."""
         return names_bound_to_bools(self.source.text)
+
+    @functools.cached_property
+    def defines_removed_cache_attributes(self) -> bool:
+        """The module binds `seen_tokens` itself (`self.seen_tokens = ...`, `def seen_tokens`): its own
+        classes may have what no transformers 5.x cache has."""
+        return any(
+            re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", self.source.text) for name in REMOVED_CACHE_ATTRIBUTES
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Sequence
+from typing import TypeGuard
 
 from lint_rules.lines import split_lines
 
@@ -104,6 +105,11 @@ def import_statements(body: Sequence[ast.stmt]) -> Iterator[ast.Import | ast.Imp
                 yield from import_statements(handler.body)
 
 
+def is_truth_literal(node: ast.expr | None) -> TypeGuard[ast.Constant]:
+    """A literal whose truth is known: a bool, an int or None (`if 0:`, `DEBUG = False`)."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, type(None)))
+
+
 def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
     """UPPER_CASE module names bound exactly once, at the top level, to a bool, int or None literal
     (`DEBUG = False`) and never declared `global` in a function: their value is known everywhere."""
@@ -122,8 +128,7 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
         if (
             len(values) == 1
             and name.lstrip("_").isupper()
-            and isinstance(value, ast.Constant)
-            and isinstance(value.value, (bool, int, type(None)))
+            and is_truth_literal(value)
             and not re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text)
         ):
             constants[name] = value.value
@@ -153,22 +158,35 @@ def function_constants(function: ast.AST, module_constants: dict[str, object]) -
     in it (parameter, assignment, loop or `with` target, import, `del`, `global`/`nonlocal`; nested
     scopes' bindings counted too): every read of such a name that does not raise sees that value
     (`ignore_cache_position = True` ... `if ignore_cache_position is False:`)."""
-    literals: dict[str, object] = {}
     bindings: dict[str, int] = {}
     for node in ast.walk(function):
         if isinstance(node, BINDING_NODES):
             for name in bound_names(node):
                 bindings[name] = bindings.get(name, 0) + 1
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, bool)
-        ):
-            literals[node.targets[0].id] = node.value.value
+    literals = {
+        node.targets[0].id: node.value.value
+        for node in own_scope_nodes(function)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, bool)
+    }
     own = {name: value for name, value in literals.items() if bindings.get(name) == 1}
     return {**{name: value for name, value in module_constants.items() if name not in bindings}, **own}
+
+
+NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def own_scope_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's own scope: nested functions, lambdas and classes are not entered."""
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, NESTED_SCOPES):
+            pending.extend(ast.iter_child_nodes(node))
 
 
 BINDING_NODES = (

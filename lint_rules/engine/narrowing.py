@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.module_text import is_truth_literal
 from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, State, key_of
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
@@ -95,7 +96,7 @@ COMPARISONS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
 
 
 def known_value(node: ast.expr, constants: Mapping[str, object]) -> object:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, type(None))):
+    if is_truth_literal(node):
         return node.value
     if isinstance(node, ast.Name):
         return constants.get(node.id, UNKNOWN)

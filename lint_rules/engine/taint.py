@@ -115,6 +115,10 @@ class State:
             self.kinds[key] = kind
         else:
             self.kinds.pop(key, None)
+        owner = key.rpartition(".")[0]
+        if owner and self.kinds.get(owner) == INT_LENGTH_CACHE:  # `cache.inner = other`: a changed object
+            del self.kinds[owner]
+            self.rebound.add(owner)
         if self.paths:
             self.paths.forget(key)
 
@@ -148,9 +152,13 @@ class State:
         return CLEAN.union(*self.taint.values())
 
     def evaluated(self, origin: Origin) -> None:
-        """A source call runs here: it ran only where the keys known not None here were not None."""
+        """A source call runs here: it ran only where the keys known not None here were not None, and
+        it asked the object its receiver holds now."""
         if self.paths.not_none:
             self.paths.guard(origin, already_live=origin in self.live_origins())
+        receiver = receiver_key(origin.call)
+        if receiver:
+            self.paths.asked[receiver] = self.paths.asked.get(receiver, CLEAN) | {origin}
 
     def known_none(self, key: str) -> None:
         """`key` is None here: the values of the source calls that ran only where it was not None are not."""
@@ -162,13 +170,13 @@ class State:
                     self.bind_taint_only(name, taint - guarded)
 
     def forget_lengths_asked_of(self, receiver: str) -> None:
-        """After `c.seen_tokens` is read (`caches.REMOVED_CACHE_ATTRIBUTES`), the lengths asked of `c`
-        are not a transformers tensor cache's: their taint ends."""
-        if not receiver:
+        """After `c.seen_tokens` is read (`caches.REMOVED_CACHE_ATTRIBUTES`), the lengths asked of the
+        object `c` holds are not a transformers tensor cache's: their taint ends."""
+        asked = self.paths.asked.get(receiver, CLEAN)
+        if not asked:
             return
         for name, taint in list(self.taint.items()):
-            asked = {origin for origin in real_origins(taint) if receiver_key(origin.call) == receiver}
-            if asked:
+            if taint & asked:
                 self.bind_taint_only(name, taint - asked)
 
     def bind_taint_only(self, key: str, taint: Taint) -> None:
@@ -196,12 +204,15 @@ class PathFacts:
     flags: dict[str, tuple[ast.expr, frozenset[str]]] = dataclasses.field(default_factory=dict)
     """A name bound to a test (`is_dynamic = isinstance(c, DynamicCache)`), with the keys the test is
     about: `if is_dynamic:` narrows like the test would, until one of them is rebound."""
+    asked: dict[str, Taint] = dataclasses.field(default_factory=dict)
+    """Per key: the source calls asked of the object it holds now (`c.get_seq_length()`, until `c`
+    is rebound), on every path."""
 
     def __bool__(self) -> bool:
-        return bool(self.not_none or self.guards or self.flags)
+        return bool(self.not_none or self.guards or self.flags or self.asked)
 
     def copy(self) -> PathFacts:
-        return PathFacts(set(self.not_none), dict(self.guards), dict(self.flags))
+        return PathFacts(set(self.not_none), dict(self.guards), dict(self.flags), dict(self.asked))
 
     def forget(self, key: str) -> None:
         """`key` is rebound: nothing known about its old value holds."""
@@ -211,6 +222,7 @@ class PathFacts:
 
         self.not_none = {name for name in self.not_none if not about(name)}
         self.guards = {name: taint for name, taint in self.guards.items() if not about(name)}
+        self.asked = {name: taint for name, taint in self.asked.items() if not about(name)}
         self.flags = {
             name: flag
             for name, flag in self.flags.items()
@@ -222,7 +234,9 @@ class PathFacts:
         if not root:
             return
         parts = {
-            name for name in [*self.not_none, *self.guards, *self.flags] if name.startswith((root + ".", root + "["))
+            name
+            for name in [*self.not_none, *self.guards, *self.flags, *self.asked]
+            if name.startswith((root + ".", root + "["))
         }
         parts |= {
             name for name, flag in self.flags.items() if any(s.startswith((root + ".", root + "[")) for s in flag[1])
@@ -250,6 +264,11 @@ class PathFacts:
         merged = PathFacts(set.intersection(*(facts.not_none for facts, _ in paths)))
         merged.flags = {
             name: flag for name, flag in first.flags.items() if all(facts.flags.get(name) == flag for facts, _ in paths)
+        }
+        merged.asked = {
+            name: asked
+            for name in first.asked
+            if (asked := frozenset.intersection(*(facts.asked.get(name, CLEAN) for facts, _ in paths)))
         }
         for key in {key for facts, _ in paths for key in facts.guards}:
             guarded = CLEAN.union(*(facts.guards.get(key, CLEAN) for facts, _ in paths))

@@ -102,7 +102,7 @@ class ValueWalker:
         if key and key in state.taint:
             return state.taint[key]
         self.value(node.value, state)
-        if node.attr in REMOVED_CACHE_ATTRIBUTES:
+        if node.attr in REMOVED_CACHE_ATTRIBUTES and not self.module.defines_removed_cache_attributes:
             state.forget_lengths_asked_of(key_of(node.value))
         return CLEAN
 
