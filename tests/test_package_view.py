@@ -10,6 +10,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.findings import FixKind, FixSafety
@@ -273,3 +275,82 @@ def test_a_package_cache_that_delegates_its_length_to_int_counters_is_silent(tmp
     package = write_package(tmp_path, {"cache": CACHE, "serve": SERVE})
     findings = check_path(str(package / "serve.py"), Settings()).findings
     assert [(finding.function, finding.code) for finding in findings] == [("step_static", "SLG002")]
+
+
+@pytest.mark.parametrize(
+    ("imports", "call"),
+    [
+        ("import tiny.rope as r", "r.positions"),
+        ("import tiny.rope", "tiny.rope.positions"),
+        ("from . import rope", "rope.positions"),
+    ],
+)
+def test_a_helper_called_through_its_module_from_a_forward_is_compiled(tmp_path: Path, imports: str, call: str) -> None:
+    modeling = MODELING.replace("from .rope import positions", imports).replace("positions(cache", f"{call}(cache")
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION})
+    findings = check_path(str(package / "rope.py"), Settings()).findings
+    compiled = [finding for finding in findings if finding.function == "positions"]
+    assert compiled and all("TinyModel.forward in modeling.py" in finding.compiled_region for finding in compiled)
+    fixed = fix_text(str(package / "rope.py"), (package / "rope.py").read_text(), Settings())
+    assert ".item()" not in fixed.split("def trim")[0]
+
+
+def test_a_method_of_an_object_that_is_not_the_module_does_not_count(tmp_path: Path) -> None:
+    """Must stay host code: `self.rope.positions(...)` is not rope.py's function (the module is
+    imported, but the receiver is an attribute, not the module's name)."""
+    modeling = MODELING.replace("from .rope import positions", "from . import rope").replace(
+        "positions(cache", "self.rope.positions(cache"
+    )
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling})
+    assert findings_by_function(package / "rope.py") == {"positions": [FixSafety.SAFE] * 2, "trim": [FixSafety.SAFE]}
+
+
+MODELING_THROUGH_MODULES = """\
+    from torch import nn
+
+    import tiny.utils as u
+
+
+    class TinyModel(nn.Module):
+        def forward(self, ids, cache):
+            past = cache.get_seq_length()
+            return u.build_positions(past, ids.shape[1], ids.device)
+"""
+GENERATION_THROUGH_MODULES = """\
+    import tiny.helpers as h
+    import tiny.utils
+
+
+    def generate(ids, cache):
+        start = cache.get_seq_length()
+        print(tiny.utils.describe(start))
+        ids = tiny.utils.trim(ids, start)
+        return ids[:, h.offset_of(cache):]
+"""
+
+
+def test_calls_through_a_module_name_are_followed_like_imported_functions(tmp_path: Path) -> None:
+    """`import pkg.mod as m` ... `m.f(length)` and `import pkg.mod` ... `pkg.mod.f(length)`: the length
+    is reported at the argument; `m.f()` returning a length is a source; `describe` (an f-string)
+    stays silent."""
+    package = write_package(
+        tmp_path,
+        {
+            "utils": UTILS,
+            "helpers": HELPERS,
+            "modeling": MODELING_THROUGH_MODULES,
+            "generation": GENERATION_THROUGH_MODULES,
+        },
+    )
+    [passed] = check_path(str(package / "modeling.py"), Settings()).findings
+    assert (passed.line, passed.code) == (9, "SLG003")
+    assert "passed as `past` to `build_positions()` (line 5 of utils.py)" in passed.message
+    assert passed.compiled_region == "forward method"
+    findings = check_path(str(package / "generation.py"), Settings()).findings
+    assert [(finding.line, finding.code) for finding in findings] == [(8, "SLG002"), (9, "SLG002")]
+    trimmed, inline = findings
+    assert "passed as `past` to `trim()` (line 9 of utils.py)" in trimmed.message
+    assert "from `offset_of()` on line 9" in inline.message
+    fixed = fix_text(str(package / "generation.py"), (package / "generation.py").read_text(), Settings())
+    assert "start = int(start.item())" in fixed
+    assert "offset_of = h.offset_of(cache)\n" in fixed and fixed.endswith("return ids[:, offset_of:]\n")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import DefinitionIndex
+from lint_rules.engine.imports import bound_modules
 from lint_rules.engine.module_text import lines_mentioning, module_constants, torch_aliases
 from lint_rules.engine.source_text import SourceText
 
@@ -33,3 +34,9 @@ class ModuleFacts:
     def constants(self) -> dict[str, object]:
         """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
         return module_constants(self.tree, self.source.text)
+
+    @functools.cached_property
+    def bound_modules(self) -> dict[str, str]:
+        """Dotted local names that may name a module, for calls `m.f(...)`: see `imports.bound_modules`."""
+        name, _ = self.classes.module
+        return bound_modules(self.tree, name, self.path.endswith("__init__.py"))
