@@ -354,3 +354,43 @@ def test_calls_through_a_module_name_are_followed_like_imported_functions(tmp_pa
     fixed = fix_text(str(package / "generation.py"), (package / "generation.py").read_text(), Settings())
     assert "start = int(start.item())" in fixed
     assert "offset_of = h.offset_of(cache)\n" in fixed and fixed.endswith("return ids[:, offset_of:]\n")
+
+
+CHAIN_A = """\
+    from .b import prepare
+
+
+    def generate(ids, cache):
+        past = cache.get_seq_length()
+        return prepare(ids, past)
+"""
+CHAIN_B = """\
+    from . import c
+
+
+    def prepare(ids, start):
+        return c.cut(ids, start)
+"""
+CHAIN_C = """\
+    def cut(ids, begin):
+        return ids[:, begin:]
+"""
+
+
+def test_a_length_passed_on_two_modules_away_is_reported_at_the_first_argument(tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": CHAIN_C})
+    [finding] = check_path(str(package / "a.py"), Settings()).findings
+    assert (finding.line, finding.code) == (6, "SLG002")
+    assert (
+        "passed as `start` to `prepare()` -> `cut()` (line 2 of c.py), which uses it as slice bound `begin`"
+        in finding.message
+    )
+    fixed = fix_text(str(package / "a.py"), (package / "a.py").read_text(), Settings())
+    assert "past = int(past.item())" in fixed
+
+
+def test_calls_are_not_followed_past_the_module_depth(tmp_path: Path) -> None:
+    """Must stay silent: three modules away (a -> b -> c -> d) is past the bound."""
+    chain_c = "from .d import cut as inner\n\n\ndef cut(ids, begin):\n    return inner(ids, begin)\n"
+    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": chain_c, "d": CHAIN_C})
+    assert not check_path(str(package / "a.py"), Settings()).findings

@@ -23,7 +23,7 @@ from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker
 from lint_rules.findings import Finding, FixPlan, FixSafety
 
-MAX_MODULE_HOPS = 1
+MAX_MODULE_HOPS = 2
 """Calls are followed into modules at most this many imports away from the module checked."""
 MODULES_KEPT = 64
 """Other modules' runs kept between files of a run (and of a long-lived flake8 process)."""

@@ -5,10 +5,12 @@ and a name that the package's `__init__.py` re-exports. The callee's summary com
 loader that `analysis` gives each module (parsed once per run, a bounded number kept), so a length
 passed into, or returned from, a function of a sibling module is followed like a same-module one.
 
-Only module-level functions of the same top package are followed, one module away (what the
-callee calls in its own module is summarized there; its calls into further modules are not
-followed); code outside the package (transformers, for a package built on it) is known only by the
-tables. A module is analyzed at all only when its text names a source method (the prefilter).
+Only module-level functions of the same top package are followed, up to `analysis.MAX_MODULE_HOPS`
+modules away: a length passed on from `a.py` to `b.f()` and from there to `c.g()` is reported at
+`a.py`'s argument (what a callee calls in its own module is summarized there). A function returning
+a length is a source one module away only (a module read for another one's sake does not look for
+the sources its own imports return). Code outside the package (transformers, for a package built
+on it) is known only by the tables. A module is analyzed at all only when its text names a source method (the prefilter).
 """
 
 from __future__ import annotations
