@@ -394,3 +394,128 @@ def test_calls_are_not_followed_past_the_module_depth(tmp_path: Path) -> None:
     chain_c = "from .d import cut as inner\n\n\ndef cut(ids, begin):\n    return inner(ids, begin)\n"
     package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": chain_c, "d": CHAIN_C})
     assert not check_path(str(package / "a.py"), Settings()).findings
+
+
+POSITIONS = """\
+    import torch
+
+
+    class PositionHelper:
+        def __init__(self, device):
+            self.device = device
+
+        def build_positions(self, past, n):
+            return torch.arange(past, past + n, device=self.device)
+
+        def offset_of(self, cache):
+            return cache.get_seq_length()
+
+        @staticmethod
+        def trim(ids, past):
+            return ids[:, past:]
+
+        def describe(self, past):
+            return f"{past} tokens cached"
+"""
+MODELING_WITH_METHODS = """\
+    from torch import nn
+
+    from .positions import PositionHelper
+
+
+    class TinyModel(nn.Module):
+        def forward(self, ids, cache):
+            helper = PositionHelper(ids.device)
+            past = cache.get_seq_length()
+            print(helper.describe(past))
+            return helper.build_positions(past, ids.shape[1])
+
+
+    def generate(ids, cache, helper: PositionHelper):
+        print(cache.get_seq_length())
+        return ids[:, helper.offset_of(cache):]
+
+
+    def prefill(ids, cache):
+        return PositionHelper.trim(ids, cache.get_seq_length())
+"""
+
+
+def test_methods_of_a_class_of_another_module_are_followed_on_a_known_receiver(tmp_path: Path) -> None:
+    """The receiver's class is shown by its constructor, its annotation, or it is the class itself:
+    the method's summary comes from its module's run; `describe` (an f-string) stays silent."""
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS})
+    findings = check_path(str(package / "modeling.py"), Settings()).findings
+    assert [(finding.line, finding.code, finding.function) for finding in findings] == [
+        (11, "SLG003", "TinyModel.forward"),
+        (16, "SLG002", "generate"),
+        (20, "SLG002", "prefill"),
+    ]
+    passed, inline, trimmed = findings
+    assert "passed as `past` to `build_positions()` (line 9 of positions.py)" in passed.message
+    assert passed.compiled_region == "forward method"
+    assert "from `offset_of()` on line 16" in inline.message
+    assert "passed as `past` to `trim()` (line 16 of positions.py)" in trimmed.message
+    fixed = fix_text(str(package / "modeling.py"), (package / "modeling.py").read_text(), Settings())
+    assert "offset_of = helper.offset_of(cache)\n" in fixed and "return ids[:, offset_of:]\n" in fixed
+
+
+SELF_COUNTING = """\
+    class Counter:
+        def __init__(self):
+            self._seen = 0
+
+        def get_seq_length(self):
+            return self._seen
+
+        def offset(self):
+            return self.get_seq_length()
+"""
+
+
+def test_receivers_whose_class_is_not_shown_are_not_followed(tmp_path: Path) -> None:
+    """Must stay silent: a receiver bound to something else too (no class is shown), and a method
+    whose length is an int counter's (`self.get_seq_length()` of an int-length class)."""
+    modeling = """\
+        from .positions import PositionHelper
+        from .counter import Counter
+
+
+        def rebound(ids, cache, other):
+            helper = PositionHelper(ids.device)
+            if other is not None:
+                helper = other
+            return ids[:, helper.offset_of(cache):]
+
+
+        def counted(ids, cache, counter: Counter):
+            print(cache.get_seq_length())
+            return ids[:, counter.offset():]
+    """
+    package = write_package(tmp_path, {"positions": POSITIONS, "counter": SELF_COUNTING, "modeling": modeling})
+    assert not check_path(str(package / "modeling.py"), Settings()).findings
+
+
+def test_a_class_named_through_its_module_and_an_optional_annotation(tmp_path: Path) -> None:
+    """`p.PositionHelper(...)` (the module imported as `p`) and `helper: PositionHelper | None`."""
+    modeling = """\
+        import tiny.positions as p
+        from .positions import PositionHelper
+
+
+        def step(ids, cache):
+            helper = p.PositionHelper(ids.device)
+            return helper.build_positions(cache.get_seq_length(), ids.shape[1])
+
+
+        def maybe(ids, cache, helper: PositionHelper | None = None):
+            if helper is None:
+                return ids
+            return ids[:, helper.offset_of(cache):]
+    """
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": modeling})
+    findings = check_path(str(package / "modeling.py"), Settings()).findings
+    assert [(finding.line, finding.code, finding.function) for finding in findings] == [
+        (7, "SLG003", "step"),
+        (13, "SLG002", "maybe"),
+    ]

@@ -30,6 +30,7 @@ from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 
 RE_EXPORT_HOPS = 3
+NAME_OR_DOT = re.compile(r"[\w.]")
 TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 """The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
 
@@ -109,25 +110,29 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     top = own_name.partition(".")[0]
     if not top:
         return frozenset()
-    for local, origin in [*module.classes.imports().items(), *module_attribute_calls(module, top)]:
-        if origin[0].partition(".")[0] != top or f"{local}(" not in module.source.text:
+    for local, origin in [*module.classes.imports().items(), *module_attribute_calls(module, top, root)]:
+        if origin[0].partition(".")[0] != top:
             continue
         candidate = may_return_source(origin, root, module.source_methods)
-        imported = find_function(run, *candidate) if candidate else None
+        if candidate is None or f"{local}(" not in module.source.text:
+            continue
+        imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
         if imported and summaries is not None and any(map(summaries.returns_source, imported.definitions)):
             found.add(local.rpartition(".")[2])
     return frozenset(found)
 
 
-def module_attribute_calls(module: ModuleFacts, top: str) -> Iterator[tuple[str, tuple[str, str]]]:
+def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> Iterator[tuple[str, tuple[str, str]]]:
     """(`m.f`, (module, "f")) for each call `m.f(` in the text through a name bound to a module of the
     top package (`from . import m`, `import top.m as m`, `import top.m`)."""
     text = module.source.text
     for local, source in module.bound_modules.items():
-        if source.partition(".")[0] != top or f"{local}." not in text:
+        if source.partition(".")[0] != top or module_file(source, root) is None or f"{local}." not in text:
             continue
-        for name in dict.fromkeys(re.findall(rf"(?<![\w.]){re.escape(local)}\.(\w+)\(", text)):
+        calls = re.finditer(rf"{re.escape(local)}\.(\w+)\(", text)  # a literal first: a fast search
+        names = [call.group(1) for call in calls if call.start() == 0 or not NAME_OR_DOT.match(text[call.start() - 1])]
+        for name in dict.fromkeys(names):
             yield f"{local}.{name}", (source, name)
 
 
