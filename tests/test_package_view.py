@@ -519,3 +519,43 @@ def test_a_class_named_through_its_module_and_an_optional_annotation(tmp_path: P
         (7, "SLG003", "step"),
         (13, "SLG002", "maybe"),
     ]
+
+
+def test_the_fixer_guards_host_calls_of_another_modules_methods_and_leaves_the_forward(tmp_path: Path) -> None:
+    """Before/after: the compiled forward keeps its length (a guard there would be a graph break);
+    the host functions get the guard, the inline method call is hoisted first."""
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS})
+    modeling = package / "modeling.py"
+    fixed = fix_text(str(modeling), modeling.read_text(), Settings())
+    assert fixed == textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+        from .positions import PositionHelper
+
+
+        class TinyModel(nn.Module):
+            def forward(self, ids, cache):
+                helper = PositionHelper(ids.device)
+                past = cache.get_seq_length()
+                print(helper.describe(past))
+                return helper.build_positions(past, ids.shape[1])
+
+
+        def generate(ids, cache, helper: PositionHelper):
+            print(cache.get_seq_length())
+            offset_of = helper.offset_of(cache)
+            if isinstance(offset_of, torch.Tensor):
+                offset_of = int(offset_of.item())
+            return ids[:, offset_of:]
+
+
+        def prefill(ids, cache):
+            seq_length = cache.get_seq_length()
+            if isinstance(seq_length, torch.Tensor):
+                seq_length = int(seq_length.item())
+            return PositionHelper.trim(ids, seq_length)
+        """
+    )
+    assert fix_text(str(modeling), fixed, Settings()) == fixed  # idempotent
