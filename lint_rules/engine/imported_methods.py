@@ -8,8 +8,10 @@ is a source.
 The method is looked up in the class and its bases of the same module (with the overrides of that
 module's subclasses for an annotated receiver, which may hold one); a method inherited from a class
 of yet another module is not followed, nor is a receiver bound in any other way (an attribute
-`self.h`, a loop target, a value returned by a call). A method is a source only when the class
-defines it itself (its text is read before its module is), and only one module away.
+`self.h`, a loop target, a value returned by a call). A method is a source only on an instance
+(`h.offset_of(cache)`, not `Helper.offset_of(cache)`: calls through the class are mostly a mixin's
+method called for `self`, whose module is large), only when the class defines it itself (its text
+is read before its module is), and only one module away.
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ def imported_method(run: ModuleRun, call: ast.Call, caller: Definition | None) -
 
 def receiver_class(run: ModuleRun, name: str, function: ast.AST | None) -> ReceiverClass | None:
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not name[:1].isupper() and not may_show_class(run, name, function):
+            return None
         receivers = run.receiver_classes.get(id(function))
         if receivers is None:
             receivers = run.receiver_classes[id(function)] = receiver_classes(function)
@@ -75,6 +79,17 @@ def receiver_class(run: ModuleRun, name: str, function: ast.AST | None) -> Recei
         if name in bound:
             return None
     return (name, False) if name[:1].isupper() else None  # `Helper.build(...)`: the class itself
+
+
+def may_show_class(run: ModuleRun, name: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Cheaply, before walking the function: `name` is an annotated parameter, or the function's
+    text binds it to a call of a CapWords name (`name = Helper(`, `name: Helper = m.Helper(`)."""
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    if any(argument.arg == name and argument.annotation is not None for argument in arguments):
+        return True
+    lines = run.facts.source.lines[function.lineno - 1 : function.end_lineno]
+    constructed = rf"(?<![\w.]){re.escape(name)}\s*(?::[^=\n]*)?=\s*(?:\w+\.)*[A-Z]\w*\("
+    return re.search(constructed, "\n".join(lines)) is not None
 
 
 def receiver_classes(
@@ -248,14 +263,14 @@ def methods_mentioning(file: Path, stamp: int, class_name: str, methods: frozens
 
 
 def may_show_receivers(text: str, name: str) -> bool:
-    """Cheaply, from the text: the class is constructed, annotated or called through (`Name(`,
-    `Name.`, `Name |`, `: Name`, `[Name`, `| Name`, `"Name`), not only imported or subclassed."""
+    """Cheaply, from the text: the class is constructed or annotated (`Name(`, `Name |`, `: Name`,
+    `[Name`, `| Name`, `"Name`), not only imported or subclassed."""
     start = text.find(name)
     while start >= 0:
         end = start + len(name)
         before, after = text[max(start - 2, 0) : start], text[end : end + 2]
         whole_word = not (before[-1:].isalnum() or before[-1:] == "_" or after[:1].isalnum() or after[:1] == "_")
-        shows = after[:1] in ("(", ".") or after == " |" or before in (": ", "| ") or before[-1:] in ("[", '"')
+        shows = after[:1] == "(" or after == " |" or before in (": ", "| ") or before[-1:] in ("[", '"')
         if whole_word and shows:
             return True
         start = text.find(name, end)
@@ -263,13 +278,14 @@ def may_show_receivers(text: str, name: str) -> bool:
 
 
 def called_on_a_name(text: str, method: str) -> bool:
-    """Cheaply, from the text: `name.method(` with a plain name other than `self`/`cls` (not
-    `super().method(` nor `self.attr.method(`): a receiver a function may show the class of."""
+    """Cheaply, from the text: `name.method(` with a plain lowercase name other than `self`/`cls` (not
+    `super().method(`, `self.attr.method(` nor `Class.method(`): an instance whose class a function
+    may show."""
     call = f".{method}("
     start = text.find(call)
     while start >= 0:
         receiver = RECEIVER_BEFORE.search(text, max(start - 80, 0), start)
-        if receiver is not None and receiver.group(1) not in ("self", "cls"):
+        if receiver is not None and receiver.group(1) not in ("self", "cls") and not receiver.group(1)[:1].isupper():
             return True
         start = text.find(call, start + len(call))
     return False
