@@ -10,6 +10,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.findings import FixKind, FixSafety
@@ -474,3 +476,274 @@ def test_layers_replicated_by_transformers_cache_from_an_int_counter_class(tmp_p
     (top / "layers" / "attn.py").write_text(textwrap.dedent(REPLICATED_USERS))
     findings = check_path(str(top / "layers" / "attn.py"), Settings()).findings
     assert [(finding.function, finding.code) for finding in findings] == [("masked", "SLG002"), ("mixed", "SLG002")]
+
+
+@pytest.mark.parametrize(
+    ("imports", "call"),
+    [
+        ("import tiny.rope as r", "r.positions"),
+        ("import tiny.rope", "tiny.rope.positions"),
+        ("from . import rope", "rope.positions"),
+    ],
+)
+def test_a_helper_called_through_its_module_from_a_forward_is_compiled(tmp_path: Path, imports: str, call: str) -> None:
+    modeling = MODELING.replace("from .rope import positions", imports).replace("positions(cache", f"{call}(cache")
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION})
+    findings = check_path(str(package / "rope.py"), Settings()).findings
+    compiled = [finding for finding in findings if finding.function == "positions"]
+    assert compiled and all("TinyModel.forward in modeling.py" in finding.compiled_region for finding in compiled)
+    fixed = fix_text(str(package / "rope.py"), (package / "rope.py").read_text(), Settings())
+    assert ".item()" not in fixed.split("def trim")[0]
+
+
+def test_a_method_of_an_object_that_is_not_the_module_does_not_count(tmp_path: Path) -> None:
+    """Must stay host code: `self.rope.positions(...)` is not rope.py's function (the module is
+    imported, but the receiver is an attribute, not the module's name)."""
+    modeling = MODELING.replace("from .rope import positions", "from . import rope").replace(
+        "positions(cache", "self.rope.positions(cache"
+    )
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling})
+    assert findings_by_function(package / "rope.py") == {"positions": [FixSafety.SAFE] * 2, "trim": [FixSafety.SAFE]}
+
+
+MODELING_THROUGH_MODULES = """\
+    from torch import nn
+
+    import tiny.utils as u
+
+
+    class TinyModel(nn.Module):
+        def forward(self, ids, cache):
+            past = cache.get_seq_length()
+            return u.build_positions(past, ids.shape[1], ids.device)
+"""
+GENERATION_THROUGH_MODULES = """\
+    import tiny.helpers as h
+    import tiny.utils
+
+
+    def generate(ids, cache):
+        start = cache.get_seq_length()
+        print(tiny.utils.describe(start))
+        ids = tiny.utils.trim(ids, start)
+        return ids[:, h.offset_of(cache):]
+"""
+
+
+def test_calls_through_a_module_name_are_followed_like_imported_functions(tmp_path: Path) -> None:
+    """`import pkg.mod as m` ... `m.f(length)` and `import pkg.mod` ... `pkg.mod.f(length)`: the length
+    is reported at the argument; `m.f()` returning a length is a source; `describe` (an f-string)
+    stays silent."""
+    package = write_package(
+        tmp_path,
+        {
+            "utils": UTILS,
+            "helpers": HELPERS,
+            "modeling": MODELING_THROUGH_MODULES,
+            "generation": GENERATION_THROUGH_MODULES,
+        },
+    )
+    [passed] = check_path(str(package / "modeling.py"), Settings()).findings
+    assert (passed.line, passed.code) == (9, "SLG003")
+    assert "passed as `past` to `build_positions()` (line 5 of utils.py)" in passed.message
+    assert passed.compiled_region == "forward method"
+    findings = check_path(str(package / "generation.py"), Settings()).findings
+    assert [(finding.line, finding.code) for finding in findings] == [(8, "SLG002"), (9, "SLG002")]
+    trimmed, inline = findings
+    assert "passed as `past` to `trim()` (line 9 of utils.py)" in trimmed.message
+    assert "from `offset_of()` on line 9" in inline.message
+    fixed = fix_text(str(package / "generation.py"), (package / "generation.py").read_text(), Settings())
+    assert "start = int(start.item())" in fixed
+    assert "offset_of = h.offset_of(cache)\n" in fixed and fixed.endswith("return ids[:, offset_of:]\n")
+
+
+CHAIN_A = """\
+    from .b import prepare
+
+
+    def generate(ids, cache):
+        past = cache.get_seq_length()
+        return prepare(ids, past)
+"""
+CHAIN_B = """\
+    from . import c
+
+
+    def prepare(ids, start):
+        return c.cut(ids, start)
+"""
+CHAIN_C = """\
+    def cut(ids, begin):
+        return ids[:, begin:]
+"""
+
+
+def test_a_length_passed_on_two_modules_away_is_reported_at_the_first_argument(tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": CHAIN_C})
+    [finding] = check_path(str(package / "a.py"), Settings()).findings
+    assert (finding.line, finding.code) == (6, "SLG002")
+    assert (
+        "passed as `start` to `prepare()` -> `cut()` (line 2 of c.py), which uses it as slice bound `begin`"
+        in finding.message
+    )
+    fixed = fix_text(str(package / "a.py"), (package / "a.py").read_text(), Settings())
+    assert "past = int(past.item())" in fixed
+
+
+def test_calls_are_not_followed_past_the_module_depth(tmp_path: Path) -> None:
+    """Must stay silent: three modules away (a -> b -> c -> d) is past the bound."""
+    chain_c = "from .d import cut as inner\n\n\ndef cut(ids, begin):\n    return inner(ids, begin)\n"
+    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": chain_c, "d": CHAIN_C})
+    assert not check_path(str(package / "a.py"), Settings()).findings
+
+
+POSITIONS = """\
+    import torch
+
+
+    class PositionHelper:
+        def __init__(self, device):
+            self.device = device
+
+        def build_positions(self, past, n):
+            return torch.arange(past, past + n, device=self.device)
+
+        def offset_of(self, cache):
+            return cache.get_seq_length()
+
+        @staticmethod
+        def trim(ids, past):
+            return ids[:, past:]
+
+        def describe(self, past):
+            return f"{past} tokens cached"
+"""
+MODELING_WITH_METHODS = """\
+    from torch import nn
+
+    from .positions import PositionHelper
+
+
+    class TinyModel(nn.Module):
+        def forward(self, ids, cache):
+            helper = PositionHelper(ids.device)
+            past = cache.get_seq_length()
+            print(helper.describe(past))
+            return helper.build_positions(past, ids.shape[1])
+
+
+    def generate(ids, cache, helper: PositionHelper):
+        print(cache.get_seq_length())
+        return ids[:, helper.offset_of(cache):]
+
+
+    def prefill(ids, cache):
+        return PositionHelper.trim(ids, cache.get_seq_length())
+"""
+
+
+def test_methods_of_a_class_of_another_module_are_followed_on_a_known_receiver(tmp_path: Path) -> None:
+    """The receiver's class is shown by its constructor, its annotation, or it is the class itself:
+    the method's summary comes from its module's run; `describe` (an f-string) stays silent."""
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS})
+    findings = check_path(str(package / "modeling.py"), Settings()).findings
+    assert [(finding.line, finding.code, finding.function) for finding in findings] == [
+        (11, "SLG003", "TinyModel.forward"),
+        (16, "SLG002", "generate"),
+        (20, "SLG002", "prefill"),
+    ]
+    passed, inline, trimmed = findings
+    assert "passed as `past` to `build_positions()` (line 9 of positions.py)" in passed.message
+    assert passed.compiled_region == "forward method"
+    assert "from `offset_of()` on line 16" in inline.message
+    assert "passed as `past` to `trim()` (line 16 of positions.py)" in trimmed.message
+    fixed = fix_text(str(package / "modeling.py"), (package / "modeling.py").read_text(), Settings())
+    assert "offset_of = helper.offset_of(cache)\n" in fixed and "return ids[:, offset_of:]\n" in fixed
+
+
+SELF_COUNTING = """\
+    class Counter:
+        def __init__(self):
+            self._seen = 0
+
+        def get_seq_length(self):
+            return self._seen
+
+        def offset(self):
+            return self.get_seq_length()
+"""
+
+
+def test_receivers_whose_class_is_not_shown_are_not_followed(tmp_path: Path) -> None:
+    """Must stay silent: a receiver bound to something else too (no class is shown), and a method
+    whose length is an int counter's (`self.get_seq_length()` of an int-length class)."""
+    modeling = """\
+        from .positions import PositionHelper
+        from .counter import Counter
+
+
+        def rebound(ids, cache, other):
+            helper = PositionHelper(ids.device)
+            if other is not None:
+                helper = other
+            return ids[:, helper.offset_of(cache):]
+
+
+        def counted(ids, cache, counter: Counter):
+            print(cache.get_seq_length())
+            return ids[:, counter.offset():]
+    """
+    package = write_package(tmp_path, {"positions": POSITIONS, "counter": SELF_COUNTING, "modeling": modeling})
+    assert not check_path(str(package / "modeling.py"), Settings()).findings
+
+
+def test_a_class_named_through_its_module_and_an_optional_annotation(tmp_path: Path) -> None:
+    """`p.PositionHelper(...)` (the module imported as `p`) and `helper: PositionHelper | None`."""
+    modeling = """\
+        import tiny.positions as p
+        from .positions import PositionHelper
+
+
+        def step(ids, cache):
+            helper = p.PositionHelper(ids.device)
+            return helper.build_positions(cache.get_seq_length(), ids.shape[1])
+
+
+        def maybe(ids, cache, helper: PositionHelper | None = None):
+            if helper is None:
+                return ids
+            return ids[:, helper.offset_of(cache):]
+    """
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": modeling})
+    findings = check_path(str(package / "modeling.py"), Settings()).findings
+    assert [(finding.line, finding.code, finding.function) for finding in findings] == [
+        (7, "SLG003", "step"),
+        (13, "SLG002", "maybe"),
+    ]
+
+
+def test_the_fixer_guards_host_calls_of_another_modules_methods_and_leaves_the_forward(tmp_path: Path) -> None:
+    """Before/after: the compiled forward is left as it was (a guard there would be a graph break);
+    the host functions get the guard, the inline method call is hoisted first."""
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS})
+    modeling = package / "modeling.py"
+    fixed = fix_text(str(modeling), modeling.read_text(), Settings())
+    forward, _, _ = textwrap.dedent(MODELING_WITH_METHODS).partition("def generate")
+    assert fixed == "import torch\n" + forward + textwrap.dedent(
+        """\
+        def generate(ids, cache, helper: PositionHelper):
+            print(cache.get_seq_length())
+            offset_of = helper.offset_of(cache)
+            if isinstance(offset_of, torch.Tensor):
+                offset_of = int(offset_of.item())
+            return ids[:, offset_of:]
+
+
+        def prefill(ids, cache):
+            seq_length = cache.get_seq_length()
+            if isinstance(seq_length, torch.Tensor):
+                seq_length = int(seq_length.item())
+            return PositionHelper.trim(ids, seq_length)
+        """
+    )
+    assert fix_text(str(modeling), fixed, Settings()) == fixed  # idempotent

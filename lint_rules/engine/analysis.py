@@ -11,6 +11,7 @@ from pathlib import Path
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
+from lint_rules.engine.imported_methods import imported_source_methods
 from lint_rules.engine.imports import file_stamp
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
@@ -23,7 +24,7 @@ from lint_rules.engine.uses import Use
 from lint_rules.engine.walker import FunctionWalker
 from lint_rules.findings import Finding, FixPlan, FixSafety
 
-MAX_MODULE_HOPS = 1
+MAX_MODULE_HOPS = 2
 """Calls are followed into modules at most this many imports away from the module checked."""
 MODULES_KEPT = 64
 """Other modules' runs kept between files of a run (and of a long-lived flake8 process)."""
@@ -59,7 +60,7 @@ def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: 
     summaries = run.summaries = Summaries(run)
     if hops > 0:
         return run  # read for a callee's summary: what it calls is summarized on demand
-    run.imported_sources = imported_source_functions(run)
+    run.imported_sources = imported_source_functions(run) | imported_source_methods(run)
     source_functions = summaries.discover_source_functions() | run.imported_sources
     if source_functions:
         run.add_mentions(source_functions)

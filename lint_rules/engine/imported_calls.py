@@ -1,13 +1,16 @@
 """Calls into the other modules of the package: `from .utils import build_positions` (absolute or
-relative), `from . import helpers` ... `helpers.offset_of(cache)`, and a name that the package's
-`__init__.py` re-exports. The callee's summary comes from its own module's run, built by the
+relative), a call through a name bound to the module (`from . import helpers` ... `helpers.offset_of(cache)`,
+`import pkg.helpers as h` ... `h.offset_of(cache)`, `import pkg.helpers` ... `pkg.helpers.offset_of(cache)`),
+and a name that the package's `__init__.py` re-exports. The callee's summary comes from its own module's run, built by the
 loader that `analysis` gives each module (parsed once per run, a bounded number kept), so a length
 passed into, or returned from, a function of a sibling module is followed like a same-module one.
 
-Only module-level functions of the same top package are followed, one module away (what the
-callee calls in its own module is summarized there; its calls into further modules are not
-followed); code outside the package (transformers, for a package built on it) is known only by the
-tables. A module is analyzed at all only when its text names a source method (the prefilter).
+Only module-level functions of the same top package are followed, up to `analysis.MAX_MODULE_HOPS`
+modules away: a length passed on from `a.py` to `b.f()` and from there to `c.g()` is reported at
+`a.py`'s argument (what a callee calls in its own module is summarized there). A function returning
+a length is a source one module away only (a module read for another one's sake does not look for
+the sources its own imports return). Code outside the package (transformers, for a package built
+on it) is known only by the tables. A module is analyzed at all only when its text names a source method (the prefilter).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import ast
 import dataclasses
 import functools
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+from lint_rules.engine import expressions as ex
 from lint_rules.engine.classes import nested_imports
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imports import file_stamp, imported_names, module_file, parsed_module
@@ -25,6 +30,7 @@ from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 
 RE_EXPORT_HOPS = 3
+NAME_OR_DOT = re.compile(r"[\w.]")
 TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 """The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
 
@@ -48,13 +54,13 @@ def imported_function(run: ModuleRun, call: ast.Call) -> ImportedFunction | None
 
 
 def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | None:
-    """(module, name) that `f` or `helpers.f` is imported from."""
-    imports = module.classes.imports()
+    """(module, name) that `f` is imported from, or that `helpers.f`, `m.f` or `pkg.mod.f` names
+    (`from . import helpers`, `import pkg.mod as m`, `import pkg.mod`)."""
     if isinstance(func, ast.Name):
-        return imports.get(func.id)
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in imports:
-        package, name = imports[func.value.id]
-        return (f"{package}.{name}", func.attr)
+        return module.classes.imports().get(func.id)
+    if isinstance(func, ast.Attribute):
+        owner = module.bound_modules.get(ex.dotted_name(func.value))
+        return (owner, func.attr) if owner else None
     return None
 
 
@@ -102,8 +108,10 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     module = run.facts
     own_name, root = module.classes.module
     top = own_name.partition(".")[0]
-    for local, origin in module.classes.imports().items():
-        if not top or origin[0].partition(".")[0] != top:
+    if not top:
+        return frozenset()
+    for local, origin in [*module.classes.imports().items(), *module_attribute_calls(module, top, root)]:
+        if origin[0].partition(".")[0] != top:
             continue
         candidate = may_return_source(origin, root, module.source_methods)
         if candidate is None or f"{local}(" not in module.source.text:
@@ -111,8 +119,21 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
         imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
         if imported and summaries is not None and any(map(summaries.returns_source, imported.definitions)):
-            found.add(local)
+            found.add(local.rpartition(".")[2])
     return frozenset(found)
+
+
+def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> Iterator[tuple[str, tuple[str, str]]]:
+    """(`m.f`, (module, "f")) for each call `m.f(` in the text through a name bound to a module of the
+    top package (`from . import m`, `import top.m as m`, `import top.m`)."""
+    text = module.source.text
+    for local, source in module.bound_modules.items():
+        if source.partition(".")[0] != top or module_file(source, root) is None or f"{local}." not in text:
+            continue
+        calls = re.finditer(rf"{re.escape(local)}\.(\w+)\(", text)  # a literal first: a fast search
+        names = [call.group(1) for call in calls if call.start() == 0 or not NAME_OR_DOT.match(text[call.start() - 1])]
+        for name in dict.fromkeys(names):
+            yield f"{local}.{name}", (source, name)
 
 
 def may_return_source(origin: tuple[str, str], root: Path | None, methods: frozenset[str]) -> tuple[str, str] | None:

@@ -52,6 +52,24 @@ def imported_names(tree: ast.Module, module_name: str, is_package: bool) -> dict
     return found
 
 
+def bound_modules(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, str]:
+    """Dotted local name -> the absolute module it may name, for calls `local.f(...)`: `import a.b as m`
+    (m -> a.b), `import a.b` (a -> a, a.b -> a.b) and `from a import b` (b -> a.b, which names a
+    module only when such a module exists: callers look it up)."""
+    found: dict[str, str] = {}
+    for statement in import_statements(tree.body):
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                parts = alias.name.split(".")
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    found.update((".".join(parts[:end]), ".".join(parts[:end])) for end in range(1, len(parts) + 1))
+    for local, (source, name) in imported_names(tree, module_name, is_package).items():
+        found[local] = f"{source}.{name}"
+    return found
+
+
 def absolute_module(statement: ast.ImportFrom, module_name: str, is_package: bool) -> str:
     if statement.level == 0:
         return statement.module or ""

@@ -14,6 +14,7 @@ from lint_rules.engine.caches import REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import DefinitionIndex
+from lint_rules.engine.imports import bound_modules
 from lint_rules.engine.module_text import lines_mentioning, module_constants, names_bound_to_bools, torch_aliases
 from lint_rules.engine.source_text import SourceText
 
@@ -49,3 +50,9 @@ class ModuleFacts:
         return any(
             re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", self.source.text) for name in REMOVED_CACHE_ATTRIBUTES
         )
+
+    @functools.cached_property
+    def bound_modules(self) -> dict[str, str]:
+        """Dotted local names that may name a module, for calls `m.f(...)`: see `imports.bound_modules`."""
+        name, _ = self.classes.module
+        return bound_modules(self.tree, name, self.path.endswith("__init__.py"))

@@ -38,6 +38,9 @@ class ModuleRun:
         are not followed (a module read for another one's sake, at the hop limit)."""
         self.source_lines = facts.source_lines
         """The lines to walk: those that mention a source method or a function found to return one."""
+        self.receiver_classes: dict[int, tuple[dict[str, tuple[str, bool]], frozenset[str]]] = {}
+        """What each function shows of its receivers' classes and the names it binds, by the id of its
+        node (see `imported_methods.receiver_classes`)."""
         self._scopes: dict[int, Scope] = {}
         self._attribute_kinds: dict[int, dict[str, str]] = {}
 

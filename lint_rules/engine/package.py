@@ -3,7 +3,9 @@ module reaches may still be called from a compiled `forward` in another module o
 (`rope.py`'s helper called by `modeling.py`'s `TinyModel.forward`).
 
 Only module-level functions are followed, through `from ... import name` (absolute or relative)
-in the other modules of the same top package, and one module away: the callers' own compiled
+or a name bound to their module (`from . import rope` ... `rope.f()`, `import pkg.rope as r` ...
+`r.f()`, `import pkg.rope` ... `pkg.rope.f()`) in the other modules of the same top package, and
+one module away: the callers' own compiled
 reach is judged within their module. Files are found by their text (the function's name) before
 they are parsed, and each is parsed once while it stays among the most recently used
 (`imports.parsed_module`).
@@ -17,8 +19,9 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition, DefinitionIndex, calls_at
-from lint_rules.engine.imports import imported_names, module_name_of, parsed_module
+from lint_rules.engine.imports import bound_modules, imported_names, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, torch_aliases
 
 MAX_PACKAGE_FILES = 5000
@@ -76,18 +79,34 @@ def compiled_call_in(file: Path, module_name: str, function_name: str, graph_typ
     if tree is None:
         return ""
     other_module, _ = module_name_of(str(file))
-    imported = imported_names(tree, other_module, file.name == "__init__.py")
-    local_names = sorted(local for local, origin in imported.items() if origin == (module_name, function_name))
-    if not local_names:
+    is_package = file.name == "__init__.py"
+    imported = imported_names(tree, other_module, is_package)
+    local_names = {local for local, origin in imported.items() if origin == (module_name, function_name)}
+    modules = {
+        local for local, module in bound_modules(tree, other_module, is_package).items() if module == module_name
+    }
+    if not local_names and not modules:
         return ""
     text = raw.decode("utf-8", errors="replace")
     definitions = DefinitionIndex(tree, text)
     graph = graph_type(tree, text, definitions, torch_aliases(tree))
-    for line in lines_mentioning(text, local_names, whole_words=True):
+    words = sorted(local_names | ({function_name} if modules else set()))
+    for line in lines_mentioning(text, words, whole_words=True):
         caller = definitions.innermost_function_at(line)
-        if caller is None or not any(True for name in local_names for _ in calls_at(caller.node, line, name)):
+        if caller is None or not any(
+            calls_function(call, local_names, modules) for word in words for call in calls_at(caller.node, line, word)
+        ):
             continue
         region = graph.compiled_region(caller)
         if region:
             return f"called from {caller.qualname} in {file.name} (line {line}), which is {region}"
     return ""
+
+
+def calls_function(call: ast.Call, local_names: set[str], modules: set[str]) -> bool:
+    """`call` may run the function: by a name it is imported under (also as `obj.name(...)`: when in
+    doubt, compiled), or through a name bound to its module (`m.f(...)`, `pkg.mod.f(...)`)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in local_names
+    return isinstance(func, ast.Attribute) and (func.attr in local_names or ex.dotted_name(func.value) in modules)

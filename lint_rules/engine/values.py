@@ -11,6 +11,7 @@ from lint_rules.engine import operands
 from lint_rules.engine.caches import INT_LENGTH, REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
+from lint_rules.engine.imported_methods import imported_method
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.narrowing import classes_checked, may_narrow, narrow, subject_key
@@ -208,7 +209,9 @@ class ValueWalker:
         callees = summaries.callees(node, self.scope) if self.may_call_into_module(node.func) else []
         if callees:
             return CLEAN.union(*(self.call_of(node, state, argument_taints, callee, summaries) for callee in callees))
-        imported = imported_function(self.run, node) if self.may_call_other_module(node, argument_taints) else None
+        imported = None
+        if self.may_call_other_module(node, argument_taints):
+            imported = imported_function(self.run, node) or imported_method(self.run, node, self.scope.definition)
         if imported is None or imported.run.summaries is None:
             return self.library_call(node, argument_taints) if argument_taints else CLEAN
         other = imported.run.summaries
