@@ -62,6 +62,19 @@ DEFAULT_REQUIREMENTS = (
     "flashspec==0.3.1",
     "flashmap==0.1.0",
     "dflash==0.1.0",
+    "xinference==4.1.0",
+    "flash-linear-attention==0.6.0",
+    "lmms-engine==0.1.4",
+    "akv-cache==1.4.0",
+    "adaptivekv==0.1.0",
+    "specforge==0.2.0",
+    "amd-quark==0.13",
+    "coqui-tts==0.28.0",
+    "nemo-toolkit==3.0.0",
+    "intel-extension-for-transformers==1.4.2",
+    "ms-vlmeval==0.0.20",
+    "transformer-lens==4.3.0",
+    "avp==0.6.2",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
