@@ -25,7 +25,7 @@ def check_invariants(text: str, label: str) -> list[Finding]:
     assert plugin_findings(text) == sorted((f.line, f.col, f.code) for f in checked.findings), label
     for settings in (SAFE_ONLY, UNSAFE_TOO):
         check_fix(text, label, settings)
-    return checked.findings
+    return list(checked.findings)
 
 
 def plugin_findings(text: str) -> list[tuple[int, int, str]]:
