@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import collections
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
@@ -285,16 +285,27 @@ def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -
     """`torch.compile(fn)` and `obj.forward = fn`: the names of the functions compiled that way."""
     lines = lines_mentioning(text, ["compile", ".forward"])
     statements = [found for line in lines for found in statements_at(tree.body, line)]
-    for statement in statements:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and node.args:
-                module, _, function = ex.called_name(node).rpartition(".")
-                if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
-                    yield ex.dotted_name(node.args[0]).rpartition(".")[2]
-            elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
-                installed = ex.dotted_name(bound_function(node.value))
-                if installed:
-                    yield installed.rpartition(".")[2]
+    for node in walk_each_once(statements):
+        if isinstance(node, ast.Call) and node.args:
+            module, _, function = ex.called_name(node).rpartition(".")
+            if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
+                yield ex.dotted_name(node.args[0]).rpartition(".")[2]
+        elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
+            installed = ex.dotted_name(bound_function(node.value))
+            if installed:
+                yield installed.rpartition(".")[2]
+
+
+def walk_each_once(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under the roots, each once (a statement that holds another one is walked once)."""
+    seen: set[int] = set()
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            yield node
+            pending.extend(ast.iter_child_nodes(node))
 
 
 def bound_function(value: ast.expr) -> ast.expr:

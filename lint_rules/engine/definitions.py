@@ -142,7 +142,7 @@ def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
     """The innermost statements of `body` (looking into compound statements) that span `line`."""
     for statement in body:
-        if not first_line_of(statement) <= line <= (statement.end_lineno or statement.lineno):
+        if (statement.end_lineno or statement.lineno) < line or first_line_of(statement) > line:
             continue
         inner = [
             child
@@ -168,8 +168,10 @@ def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 def first_line_of(statement: ast.stmt) -> int:
     """A `def` or `class` starts at its first decorator."""
-    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
-    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", None) or []
+    if not decorators:
+        return statement.lineno
+    return min(statement.lineno, *(decorator.lineno for decorator in decorators))
 
 
 def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
