@@ -38,8 +38,11 @@ def analyze_tree(
     """All findings in a parsed module, in source order. `path` locates the module's package on
     disk, so that classes imported from sibling modules can be read."""
     run = module_run(tree, source, path, frozenset(source_methods), hops=0)
-    uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
-    findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
+    try:
+        uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
+        findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
+    finally:
+        run.release()
     return sorted(findings.values(), key=finding_key)
 
 

@@ -103,10 +103,10 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     own_name, root = module.classes.module
     top = own_name.partition(".")[0]
     for local, origin in module.classes.imports().items():
-        if not top or origin[0].partition(".")[0] != top or f"{local}(" not in module.source.text:
+        if not top or origin[0].partition(".")[0] != top:
             continue
         candidate = may_return_source(origin, root, module.source_methods)
-        if candidate is None:
+        if candidate is None or f"{local}(" not in module.source.text:
             continue
         imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
