@@ -34,7 +34,6 @@ from lint_rules.baseline import (
 from lint_rules.checking import CheckedFile, check_path
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, find_config, settings_from_args
 from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from lint_rules.explain import explain
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
 from lint_rules.formats import render
@@ -85,6 +84,8 @@ def run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.explain:
+        from lint_rules.explain import explain  # only for --explain
+
         return explain(args.explain, PROG)
     if args.write_baseline and not args.write_baseline.endswith(".json"):
         args.paths, args.write_baseline = [*remove_default(args.paths), args.write_baseline], ""

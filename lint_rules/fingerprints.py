@@ -13,7 +13,6 @@ the location next to the fingerprint. The same value is `fingerprint` in JSON an
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from lint_rules.findings import Finding, Span
@@ -57,6 +56,8 @@ def fingerprints(findings: Sequence[Finding], text: str) -> dict[Finding, str]:
     """Each finding of one file (in the file's order) -> its fingerprint, 16 hex digits."""
     if not findings:
         return {}
+    import hashlib  # only for a file with findings: most files of a run have none
+
     lines = split_lines(text)
     seen: dict[str, int] = {}
     result: dict[Finding, str] = {}

@@ -302,10 +302,16 @@ def walk_each_once(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
     pending = list(roots)
     while pending:
         node = pending.pop()
-        if id(node) not in seen:
-            seen.add(id(node))
-            yield node
-            pending.extend(ast.iter_child_nodes(node))
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
 
 
 def bound_function(value: ast.expr) -> ast.expr:
