@@ -36,6 +36,7 @@ from lint_rules.config import ConfigError, add_common_arguments, add_paths_argum
 from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
+from lint_rules.fingerprints import Fingerprints
 from lint_rules.formats import render
 from lint_rules.parallel import ordered_map
 from lint_rules.settings import Settings
@@ -236,7 +237,7 @@ class Collected:
 
     findings: list[Finding] = dataclasses.field(default_factory=list)
     errors: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    fingerprints: dict[Finding, str] = dataclasses.field(default_factory=dict)
+    fingerprints: Fingerprints = dataclasses.field(default_factory=Fingerprints)
     checked: list[CheckedFile] = dataclasses.field(default_factory=list)
     """The results of files that were read (those a baseline can speak about)."""
 
@@ -249,7 +250,7 @@ class Collected:
         collected = cls()
         for result in results:
             collected.findings.extend(result.findings)
-            collected.fingerprints.update(result.fingerprints)
+            collected.fingerprints.include(result.fingerprints)
             if result.error:
                 collected.errors.append((result.path, result.error))
             else:
