@@ -78,8 +78,7 @@ def split_silenced(
     plugin: flake8 applies `# noqa` itself)."""
     findings = list(findings)
     markers = (NOQA_MARKER, OWN_MARKER) if noqa else (OWN_MARKER,)
-    lowered = text.lower()
-    if not findings or not any(marker in lowered for marker in markers):
+    if not findings or not mentions_a_marker(text, markers):
         return findings, {}
     lines = split_lines(text)
     whole_file = file_noqa_codes(lines) if noqa else None
@@ -98,6 +97,15 @@ def split_silenced(
         else:
             reported.append(finding)
     return reported, silenced
+
+
+def mentions_a_marker(text: str, markers: Sequence[str]) -> bool:
+    """Whether `text.lower()` holds one of the markers (lower-case ASCII words without `i` or `k`),
+    without lowering the text: its UTF-8 bytes are lowered instead, which lowers the ASCII letters
+    alike, and the only other characters that lower to ASCII letters are `İ` (to `i̇`) and the
+    Kelvin sign (to `k`). Lowering a whole module's text cost 1.4 ms on generation/utils.py."""
+    lowered = text.encode("utf-8", "surrogatepass").lower()
+    return any(marker.encode() in lowered for marker in markers)
 
 
 def file_noqa_codes(lines: list[str]) -> frozenset[str] | None:

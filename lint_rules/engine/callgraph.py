@@ -27,7 +27,7 @@ from lint_rules.engine.definitions import (
     calls_at,
     class_lineage,
     simple_statements,
-    statements_at,
+    statements_at_lines,
 )
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
@@ -284,7 +284,8 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
 def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
     """`torch.compile(fn)` and `obj.forward = fn`: the names of the functions compiled that way."""
     lines = lines_mentioning(text, ["compile", ".forward"])
-    statements = [found for line in lines for found in statements_at(tree.body, line)]
+    at_lines = statements_at_lines(tree.body, lines)
+    statements = [found for line in lines for found in at_lines.get(line, [])]
     for node in walk_each_once(statements):
         if isinstance(node, ast.Call) and node.args:
             module, _, function = ex.called_name(node).rpartition(".")
