@@ -17,7 +17,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -118,6 +117,8 @@ class Baseline:
 
 
 def load_baseline(path: str | Path) -> Baseline:
+    import json  # only where a baseline is used: a plain run (pre-commit) does without
+
     file = Path(path)
     try:
         document = json.loads(file.read_text(encoding="utf-8"))
@@ -167,6 +168,8 @@ def write_baseline(file: Path, entries: Iterable[Entry]) -> None:
         "about": "findings accepted on adoption; `seqlen-guard --write-baseline` rewrites this file",
         "findings": [dataclasses.asdict(entry) for entry in ordered],
     }
+    import json  # see load_baseline
+
     temporary = file.with_name(f".{file.name}.tmp")
     temporary.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(temporary, file)

@@ -34,9 +34,9 @@ from lint_rules.baseline import (
 from lint_rules.checking import CheckedFile, check_path
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, find_config, settings_from_args
 from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from lint_rules.explain import explain
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
+from lint_rules.fingerprints import Fingerprints
 from lint_rules.formats import render
 from lint_rules.parallel import ordered_map
 from lint_rules.settings import Settings
@@ -85,6 +85,8 @@ def run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.explain:
+        from lint_rules.explain import explain  # only for --explain
+
         return explain(args.explain, PROG)
     if args.write_baseline and not args.write_baseline.endswith(".json"):
         args.paths, args.write_baseline = [*remove_default(args.paths), args.write_baseline], ""
@@ -235,7 +237,7 @@ class Collected:
 
     findings: list[Finding] = dataclasses.field(default_factory=list)
     errors: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    fingerprints: dict[Finding, str] = dataclasses.field(default_factory=dict)
+    fingerprints: Fingerprints = dataclasses.field(default_factory=Fingerprints)
     checked: list[CheckedFile] = dataclasses.field(default_factory=list)
     """The results of files that were read (those a baseline can speak about)."""
 
@@ -248,7 +250,7 @@ class Collected:
         collected = cls()
         for result in results:
             collected.findings.extend(result.findings)
-            collected.fingerprints.update(result.fingerprints)
+            collected.fingerprints.include(result.fingerprints)
             if result.error:
                 collected.errors.append((result.path, result.error))
             else:

@@ -225,7 +225,7 @@ def read_source(path: str, prefilter: Sequence[str] = ()) -> SourceFile | ReadEr
 
 
 def _decode(path: str, raw: bytes) -> SourceFile | ReadError:
-    lines = iter(raw.splitlines(keepends=True))
+    lines = iter(first_two_lines(raw))
     try:
         encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
     except SyntaxError as error:
@@ -239,6 +239,14 @@ def _decode(path: str, raw: bytes) -> SourceFile | ReadError:
         name = _encoding_name(encoding)
         return ReadError(path, f"cannot decode as {name}: invalid byte 0x{raw[error.start]:02x} on line {line}")
     return SourceFile(path=path, raw=raw, text=text, encoding=encoding)
+
+
+def first_two_lines(raw: bytes) -> list[bytes]:
+    """`raw.splitlines(keepends=True)[:2]` (all a coding declaration can be on), without splitting the rest."""
+    first = raw.find(b"\n")
+    second = raw.find(b"\n", first + 1) if first != -1 else -1
+    head = raw[: second + 1] if second != -1 else raw
+    return head.splitlines(keepends=True)[:2]
 
 
 def _encoding_name(encoding: str) -> str:

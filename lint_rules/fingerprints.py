@@ -13,8 +13,7 @@ the location next to the fingerprint. The same value is `fingerprint` in JSON an
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from lint_rules.findings import Finding, Span
 from lint_rules.lines import split_lines
@@ -53,16 +52,56 @@ def finding_key(finding: Finding, lines: Sequence[str]) -> str:
     return "\0".join(parts)
 
 
-def fingerprints(findings: Sequence[Finding], text: str) -> dict[Finding, str]:
+def fingerprints(findings: Sequence[Finding], text: str) -> Fingerprints:
     """Each finding of one file (in the file's order) -> its fingerprint, 16 hex digits."""
     if not findings:
-        return {}
+        return Fingerprints()
     lines = split_lines(text)
     seen: dict[str, int] = {}
-    result: dict[Finding, str] = {}
+    hashed: dict[Finding, str] = {}
     for finding in sorted(findings, key=lambda f: (f.span.line, f.span.col, f.code, f.origin.line)):
         key = finding_key(finding, lines)
         rank = seen.get(key, 0)
         seen[key] = rank + 1
-        result[finding] = hashlib.sha256(f"{key}\0{rank}".encode()).hexdigest()[:16]
-    return result
+        hashed[finding] = f"{key}\0{rank}"
+    return Fingerprints(hashed)
+
+
+class Fingerprints(Mapping[Finding, str]):
+    """Findings -> fingerprints, each hashed when it is first read: a run that prints text without a
+    baseline never reads one (nor imports `hashlib`: 2 ms of a one-file run)."""
+
+    def __init__(self, unhashed: Mapping[Finding, str] | None = None) -> None:
+        self._unhashed: dict[Finding, str] = dict(unhashed or {})
+        """What each fingerprint hashes (the key and its rank)."""
+        self._hashed: dict[Finding, str] = {}
+
+    def __getitem__(self, finding: Finding) -> str:
+        if finding not in self._hashed:
+            self._hashed[finding] = digest(self._unhashed[finding])
+        return self._hashed[finding]
+
+    def __contains__(self, finding: object) -> bool:
+        return finding in self._unhashed
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self._unhashed)
+
+    def __len__(self) -> int:
+        return len(self._unhashed)
+
+    def include(self, other: Mapping[Finding, str]) -> None:
+        """Adds another file's fingerprints, hashing none of them."""
+        if isinstance(other, Fingerprints):
+            self._unhashed.update(other._unhashed)
+            self._hashed.update(other._hashed)
+        else:
+            for finding, value in other.items():
+                self._unhashed[finding] = ""
+                self._hashed[finding] = value
+
+
+def digest(unhashed: str) -> str:
+    import hashlib  # only once a fingerprint is read
+
+    return hashlib.sha256(unhashed.encode()).hexdigest()[:16]

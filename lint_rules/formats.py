@@ -8,7 +8,6 @@ after the last character) and inclusive in GitHub annotations, as each consumer 
 from __future__ import annotations
 
 import dataclasses
-import json
 import linecache
 import os
 import textwrap
@@ -56,12 +55,12 @@ def render(
         return "".join(f"{finding.text()}\n" for finding in findings)
     if fmt == "json":
         objects = [_json_object(f, source_line or _line_on_disk, applied or _never, marks) for f in findings]
-        return json.dumps(objects, indent=2, ensure_ascii=False) + "\n"
+        return _json_text(objects)
     if fmt == "github":
         return "".join(f"{github_annotation(finding)}\n" for finding in findings)
     if fmt == "sarif":
         log = sarif_log(findings, rules=RULES if rules is None else rules, root=root or os.getcwd(), marks=marks)
-        return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+        return _json_text(log)
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -95,6 +94,12 @@ def _line_on_disk(path: str, line: int) -> str:
 
 def _never(finding: Finding) -> bool:
     return False
+
+
+def _json_text(document: object) -> str:
+    import json  # only for the json and SARIF formats: a text run (pre-commit) does without
+
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 # -------------------------------------------------------------------------------- json

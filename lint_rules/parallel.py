@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
@@ -41,6 +40,8 @@ def ordered_map(
 
 
 def follow_parent(parent: int) -> None:
+    import threading  # in a worker only
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=exit_when_orphaned, args=(parent,), daemon=True).start()
 

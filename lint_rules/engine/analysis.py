@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
@@ -27,7 +29,7 @@ from lint_rules.findings import Finding, FixPlan, FixSafety
 MAX_MODULE_HOPS = 2
 """Calls are followed into modules at most this many imports away from the module checked."""
 MODULES_KEPT = 64
-"""Other modules' runs kept between files of a run (and of a long-lived flake8 process)."""
+"""Other modules' runs kept for the files of one folder (see `LoadedModules`)."""
 
 
 def analyze_tree(
@@ -38,9 +40,13 @@ def analyze_tree(
 ) -> list[Finding]:
     """All findings in a parsed module, in source order. `path` locates the module's package on
     disk, so that classes imported from sibling modules can be read."""
+    LOADED.keep_for(path)
     run = module_run(tree, source, path, frozenset(source_methods), hops=0)
-    uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
-    findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
+    try:
+        uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
+        findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
+    finally:
+        run.release()
     return sorted(findings.values(), key=finding_key)
 
 
@@ -68,11 +74,40 @@ def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: 
     return run
 
 
+class LoadedModules:
+    """The runs of the package's other modules that the files being checked read, kept while those
+    files are in one folder: the files of a folder call the same siblings (a model's modeling and
+    modular files), and a big sibling's tree is not kept through the rest of a run. The runs let go
+    are released (`ModuleRun.release`), so they are freed at once, not at a full collection."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.runs: BoundedCache[tuple[Path, int, frozenset[str], int], ModuleRun | None] = BoundedCache(maxsize)
+        self.folder = ""
+
+    def keep_for(self, path: str) -> None:
+        """Before a file's analysis: lets go of the runs kept for another folder."""
+        folder = os.path.dirname(path)
+        if folder != self.folder:
+            for run in self.runs.values():
+                if run is not None:
+                    run.release()
+            self.runs.clear()
+            self.folder = folder
+
+    def get(self, file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
+        key = (file, file_stamp(file), source_methods, hops)
+        if key not in self.runs:
+            self.runs[key] = loaded_module(*key)
+        return self.runs[key]
+
+
+LOADED = LoadedModules(MODULES_KEPT)
+
+
 def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-    return loaded_module(file, file_stamp(file), source_methods, hops)
+    return LOADED.get(file, source_methods, hops)
 
 
-@functools.lru_cache(maxsize=MODULES_KEPT)
 def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
     """Another module of the package, read for its summaries (`stamp`: its mtime, so a file the fixer
     rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 import collections
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
@@ -27,7 +27,7 @@ from lint_rules.engine.definitions import (
     calls_at,
     class_lineage,
     simple_statements,
-    statements_at,
+    statements_at_lines,
 )
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
@@ -284,17 +284,35 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
 def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
     """`torch.compile(fn)` and `obj.forward = fn`: the names of the functions compiled that way."""
     lines = lines_mentioning(text, ["compile", ".forward"])
-    statements = [found for line in lines for found in statements_at(tree.body, line)]
-    for statement in statements:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and node.args:
-                module, _, function = ex.called_name(node).rpartition(".")
-                if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
-                    yield ex.dotted_name(node.args[0]).rpartition(".")[2]
-            elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
-                installed = ex.dotted_name(bound_function(node.value))
-                if installed:
-                    yield installed.rpartition(".")[2]
+    at_lines = statements_at_lines(tree.body, lines)
+    statements = [found for line in lines for found in at_lines.get(line, [])]
+    for node in walk_each_once(statements):
+        if isinstance(node, ast.Call) and node.args:
+            module, _, function = ex.called_name(node).rpartition(".")
+            if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
+                yield ex.dotted_name(node.args[0]).rpartition(".")[2]
+        elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
+            installed = ex.dotted_name(bound_function(node.value))
+            if installed:
+                yield installed.rpartition(".")[2]
+
+
+def walk_each_once(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under the roots, each once (a statement that holds another one is walked once)."""
+    seen: set[int] = set()
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
 
 
 def bound_function(value: ast.expr) -> ast.expr:

@@ -142,16 +142,37 @@ def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
     """The innermost statements of `body` (looking into compound statements) that span `line`."""
     for statement in body:
-        if not first_line_of(statement) <= line <= (statement.end_lineno or statement.lineno):
+        if (statement.end_lineno or statement.lineno) < line or first_line_of(statement) > line:
             continue
-        inner = [
-            child
-            for field in ("body", "orelse", "finalbody", "handlers", "cases")
-            for child in getattr(statement, field, None) or []
-        ]
-        bodies = [child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child] for child in inner]
-        found = [found for block in bodies for found in statements_at(block, line)]
+        found = [found for block in inner_blocks(statement) for found in statements_at(block, line)]
         yield from found or [statement]
+
+
+def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[int, list[ast.stmt]]:
+    """`statements_at(body, line)` for each of the sorted `lines` that a statement spans, in one descent."""
+    found: dict[int, list[ast.stmt]] = {}
+    for statement in body:
+        first, last = first_line_of(statement), statement.end_lineno or statement.lineno
+        inside = lines[bisect.bisect_left(lines, first) : bisect.bisect_right(lines, last)]
+        if not inside:
+            continue
+        inner: dict[int, list[ast.stmt]] = {}
+        for block in inner_blocks(statement):
+            for line, statements in statements_at_lines(block, inside).items():
+                inner.setdefault(line, []).extend(statements)
+        for line in inside:
+            found.setdefault(line, []).extend(inner.get(line) or [statement])
+    return found
+
+
+def inner_blocks(statement: ast.stmt) -> list[Sequence[ast.stmt]]:
+    """The blocks a compound statement holds, each statement of a body as its own block."""
+    inner = [
+        child
+        for field in ("body", "orelse", "finalbody", "handlers", "cases")
+        for child in getattr(statement, field, None) or []
+    ]
+    return [child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child] for child in inner]
 
 
 def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
@@ -168,8 +189,10 @@ def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 def first_line_of(statement: ast.stmt) -> int:
     """A `def` or `class` starts at its first decorator."""
-    decorators: list[ast.expr] = getattr(statement, "decorator_list", [])
-    return min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", None) or []
+    if not decorators:
+        return statement.lineno
+    return min(statement.lineno, *(decorator.lineno for decorator in decorators))
 
 
 def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:

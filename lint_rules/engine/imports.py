@@ -21,10 +21,21 @@ def module_name_of(path: str) -> tuple[str, Path | None]:
     (("", None) for a path that is not a file on disk, such as flake8's stdin)."""
     if not path or not os.path.isfile(path):
         return "", None
-    file = Path(path).resolve()
+    file = resolved_file(path)
     package, root = package_of(file.parent)
     name = ".".join(part for part in (package, file.stem if file.stem != "__init__" else "") if part)
     return name, root
+
+
+def resolved_file(path: str) -> Path:
+    """`Path(path).resolve()`, with the folder's part resolved once for all its files."""
+    file = resolved_folder(os.path.join(os.getcwd(), os.path.dirname(path))) / os.path.basename(path)
+    return file.resolve() if file.is_symlink() else file
+
+
+@functools.lru_cache(maxsize=1024)
+def resolved_folder(folder: str) -> Path:
+    return Path(folder).resolve()
 
 
 @functools.lru_cache(maxsize=1024)

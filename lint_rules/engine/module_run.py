@@ -98,6 +98,17 @@ class ModuleRun:
             self._attribute_kinds[id(cls)] = class_attribute_kinds(cls, self.facts)
         return self._attribute_kinds[id(cls)]
 
+    def release(self) -> None:
+        """Lets go of what ties the run's objects into reference cycles (the summaries and the run,
+        the scopes and origins and the run), so that the module's tree and all that was computed
+        about it are freed as soon as the caller drops them, not at the collector's next full pass
+        (which would scan every tree kept until then). For the run of the module checked, once its
+        findings are made: nothing asks it again."""
+        self.summaries = None
+        self._scopes.clear()
+        self.origins.clear()
+        self.fix_plans.clear()
+
     def origin_for(
         self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False
     ) -> Origin:
