@@ -41,19 +41,37 @@ def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:
         for statement in cls.body
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    counts = CountReader(methods)
+    bound_in: dict[int, tuple[Function, bool]] = {}
     for method in methods.values():
         for node in simple_statements(method.body):
-            record_binding(found, node, method, counts)
+            record_binding(found, node, method, bound_in)
             for call in calls_of(node):
                 record_call(found, call)
+    count_counters(found, CountReader(methods), bound_in)
     return found
 
 
-def record_binding(found: AttributeBindings, node: ast.stmt, method: Function, counts: CountReader) -> None:
+def count_counters(found: AttributeBindings, counts: CountReader, bound_in: dict[int, tuple[Function, bool]]) -> None:
+    """An attribute that starts as an int (`self.n = 0`) is a counter: each other value bound to it
+    that is a count (`counters`) stands as INT_VALUE."""
+    for attribute, values in found.values.items():
+        if any(map(ex.is_structurally_int, values)):
+            found.values[attribute] = [
+                INT_VALUE
+                if id(value) in bound_in and counts.is_count(value, attribute, *bound_in[id(value)])
+                else value
+                for value in values
+            ]
+
+
+def record_binding(
+    found: AttributeBindings, node: ast.stmt, method: Function, bound_in: dict[int, tuple[Function, bool]]
+) -> None:
+    """`bound_in`: the method a value is bound to an attribute in, and whether it is added (`+=`, `-=`)."""
     if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        bound_in[id(node.value)] = (method, False)
         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-            record_value(found, target, counted(node.value, target, method, counts, increment=False))
+            record_value(found, target, node.value)
             if isinstance(target, ast.Subscript) and self_attribute(target.value):
                 found.called.add(self_attribute(target.value))  # `self.layers[0] = ...` changes its entries
                 found.contents.setdefault(self_attribute(target.value), []).append(node.value)
@@ -61,15 +79,18 @@ def record_binding(found: AttributeBindings, node: ast.stmt, method: Function, c
             found.contents.setdefault(self_attribute(node.value), []).append(None)
     elif isinstance(node, ast.AugAssign):
         increment = isinstance(node.op, (ast.Add, ast.Sub))
-        record_value(found, node.target, counted(node.value, node.target, method, counts, increment))
+        if increment:
+            bound_in[id(node.value)] = (method, True)
+        record_value(found, node.target, node.value)
     if isinstance(node, ast.AnnAssign) and self_attribute(node.target):
         found.annotations[self_attribute(node.target)] = node.annotation
 
 
 def calls_of(statement: ast.stmt) -> list[ast.Call]:
-    """The calls in a statement's own expressions (not in the blocks it holds)."""
-    expressions = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
-    return [node for expression in expressions for node in ast.walk(expression) if isinstance(node, ast.Call)]
+    """The calls of an expression statement, nested ones too (`[self.layers.append(x) for ...]`)."""
+    if not isinstance(statement, ast.Expr):
+        return []
+    return [node for node in ast.walk(statement.value) if isinstance(node, ast.Call)]
 
 
 def record_call(found: AttributeBindings, call: ast.Call) -> None:
@@ -99,12 +120,6 @@ def record_content(found: AttributeBindings, attribute: str, call: ast.Call) -> 
     position = ADDING_METHODS.get(method)
     added = call.args[position] if position is not None and len(call.args) == position + 1 else None
     found.contents.setdefault(attribute, []).append(added)
-
-
-def counted(value: ast.expr, target: ast.expr, method: Function, counts: CountReader, increment: bool) -> ast.expr:
-    """INT_VALUE for a count bound to `self.attr` (`counters`), else the value itself."""
-    attribute = self_attribute(target)
-    return INT_VALUE if attribute and counts.is_count(value, attribute, method, increment) else value
 
 
 def record_value(found: AttributeBindings, target: ast.expr, value: ast.expr) -> None:

@@ -87,9 +87,9 @@ class CountReader:
 
     def decide_name(self, name: str, attribute: str, method: Function, increment: bool, depth: int) -> bool:
         parameter = next((argument for argument in ex.arguments_of(method) if argument.arg == name), None)
-        bindings = self.local_bindings(method).get(name, [])
         if parameter is not None and not (increment or ex.is_int_annotation(parameter.annotation)):
             return False
+        bindings = self.local_bindings(method).get(name, [])
         if parameter is None and not bindings:
             return False  # a global or a free variable
         return all(

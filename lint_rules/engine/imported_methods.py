@@ -194,19 +194,18 @@ def imported_source_methods(run: ModuleRun) -> frozenset[str]:
     own_name, root = module.classes.module
     top = own_name.partition(".")[0]
     found: set[str] = set()
-    called: frozenset[str] | None = None
     for local, origin in module.classes.imports().items():
         if not top or not local[:1].isupper() or origin[0].partition(".")[0] != top:
             continue
-        if run.load_module is None or not may_show_receivers(module.source.text, local):
+        if run.load_module is None:
             continue
         source, name = re_export_source(origin, root, RE_EXPORT_HOPS)
         file = module_file(source, root)
         if file is None or not file_mentions(file, file_stamp(file), module.source_methods):
             continue
-        if called is None:
-            called = frozenset(CALLED_ATTRIBUTE.findall(module.source.text))
-        mentioning = called & methods_mentioning(file, file_stamp(file), name, module.source_methods)
+        if not may_show_receivers(module.source.text, local):
+            continue
+        mentioning = methods_mentioning(file, file_stamp(file), name, module.source_methods)
         candidates = {method for method in mentioning if called_on_a_name(module.source.text, method)}
         if not candidates:
             continue
@@ -236,7 +235,6 @@ def methods_mentioning_a_source(run: ModuleRun, cls: ast.ClassDef) -> list[Defin
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-CALLED_ATTRIBUTE = re.compile(r"\.(\w+)\(")
 INDENTED_DEF = re.compile(rb"\n[ \t]+(?:async\s+)?def\s+(\w+)\s*\(")
 NEXT_DEF_OR_TOP_LEVEL = re.compile(rb"\n(?:[ \t]+(?:async\s+)?def\s|[^\s#)\]}])")
 

@@ -6,6 +6,8 @@ scopes) is the run's: see `module_run`."""
 from __future__ import annotations
 
 import ast
+import bisect
+import collections
 import functools
 import re
 from collections.abc import Sequence
@@ -15,7 +17,13 @@ from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import DefinitionIndex
 from lint_rules.engine.imports import bound_modules
-from lint_rules.engine.module_text import lines_mentioning, module_constants, names_bound_to_bools, torch_aliases
+from lint_rules.engine.module_text import (
+    bool_bindings,
+    function_constants,
+    lines_mentioning,
+    module_constants,
+    torch_aliases,
+)
 from lint_rules.engine.source_text import SourceText
 
 
@@ -30,6 +38,7 @@ class ModuleFacts:
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
         self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes)
+        self._function_constants: dict[int, dict[str, object]] = {}
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
 
     @functools.cached_property
@@ -37,11 +46,27 @@ class ModuleFacts:
         """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
         return module_constants(self.tree, self.source.text)
 
+    def function_constants(self, function: ast.AST) -> dict[str, object]:
+        """The names whose value is known everywhere in `function` (see `module_text.function_constants`),
+        found once per function."""
+        if id(function) not in self._function_constants:
+            self._function_constants[id(function)] = function_constants(function, self.constants)
+        return self._function_constants[id(function)]
+
     @functools.cached_property
-    def names_bound_to_bools(self) -> frozenset[str]:
-        """The names some line binds to True or False (`flag = False`): where a function's local
-        constants (`function_constants`) can only be."""
-        return names_bound_to_bools(self.source.text)
+    def bool_bindings(self) -> list[tuple[int, str]]:
+        """(line, name) where a line binds a name to True or False (`flag = False`): where a function's
+        local constants (`function_constants`) can only be."""
+        return bool_bindings(self.source.text)
+
+    def names_bound_to_bools(self, first: int, last: int) -> set[str]:
+        """The names lines `first`..`last` bind to True or False exactly once (a second such line
+        already makes the name no constant)."""
+        lines = self.bool_bindings
+        start = bisect.bisect_left(lines, (first, ""))
+        end = bisect.bisect_right(lines, (last, "\uffff"))
+        counts = collections.Counter(name for _, name in lines[start:end])
+        return {name for name, count in counts.items() if count == 1}
 
     @functools.cached_property
     def defines_removed_cache_attributes(self) -> bool:

@@ -135,21 +135,25 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
     return constants
 
 
-BOOL_VALUE = re.compile(r"= ?(?:True|False)\b")
+BOOL_VALUE = re.compile(r" = (?:True|False)\b")
 BOOL_BINDING_LINE = re.compile(r"[ \t]*(\w+)[ \t]*=[ \t]*(?:True|False)[ \t]*(?:#.*)?")
 
 
-def names_bound_to_bools(text: str) -> frozenset[str]:
-    """The names a line binds to True or False alone (`flag = False`); the value is searched first,
-    then its line matched (a regex anchored at every line start is ten times slower)."""
-    names = set()
+def bool_bindings(text: str) -> list[tuple[int, str]]:
+    """(line, name) for each line that binds a name to True or False alone (`flag = False`, spaced as
+    PEP 8 writes it); the value is searched first, then its line matched (a regex anchored at every
+    line start is ten times slower)."""
+    found = []
+    counted_to, line_number = 0, 1
     for value in BOOL_VALUE.finditer(text):
         start = text.rfind("\n", 0, value.start()) + 1
         end = text.find("\n", value.end())
         line = BOOL_BINDING_LINE.fullmatch(text, start, end if end >= 0 else len(text))
         if line is not None:
-            names.add(line.group(1))
-    return frozenset(names)
+            line_number += text.count("\n", counted_to, start)
+            counted_to = start
+            found.append((line_number, line.group(1)))
+    return found
 
 
 def function_constants(function: ast.AST, module_constants: dict[str, object]) -> dict[str, object]:

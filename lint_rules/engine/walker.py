@@ -12,7 +12,6 @@ import ast
 from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.module_text import function_constants
 from lint_rules.engine.narrowing import flag_subjects, narrow, narrowed_key, static_truth, subject_key
 from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
@@ -29,6 +28,7 @@ class FunctionWalker(ValueWalker):
     seeded = False
     """Each parameter starts as its own origin (for the function's summary)."""
     constants: dict[str, object] | None = None
+    candidate_names: set[str] | None = None
     """The names whose value the scope knows (`function_constants`), found at the first `if` that needs them."""
 
     def walk(self) -> None:
@@ -165,13 +165,20 @@ class FunctionWalker(ValueWalker):
     def known_truth(self, test: ast.expr) -> bool | None:
         """The test's truth before the code runs (see `static_truth`); the names whose value the
         function knows (`function_constants`) are looked for only when the test names a candidate."""
-        candidates = self.module.names_bound_to_bools | self.module.constants.keys()
+        if self.candidate_names is None:
+            owner = self.scope.body_owner
+            first, last = getattr(owner, "lineno", 1), getattr(owner, "end_lineno", None) or 1 << 30
+            local = self.module.names_bound_to_bools(first, last) - set(
+                self.scope.parameters
+            )  # a parameter is no constant
+            self.candidate_names = local | self.module.constants.keys()
+        candidates = self.candidate_names
         if not (candidates and any(isinstance(node, ast.Name) and node.id in candidates for node in ast.walk(test))):
             return static_truth(test, {})
         if self.constants is None:
             owner = self.scope.body_owner
             own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            self.constants = function_constants(owner, self.module.constants) if own_names else self.module.constants
+            self.constants = self.module.function_constants(owner) if own_names else self.module.constants
         return static_truth(test, self.constants)
 
     def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
