@@ -113,10 +113,8 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     for local, origin in [*module.classes.imports().items(), *module_attribute_calls(module, top, root)]:
         if local.rpartition(".")[2][:1].isupper() or origin[0].partition(".")[0] != top:
             continue  # a class (CapWords) is not a module-level function
-        if f"{local}(" not in module.source.text:
-            continue
-        candidate = may_return_source(origin, root, module.source_methods)
-        if candidate is None:
+        candidate = may_return_source(origin, root, module.source_methods)  # from cached facts of the file
+        if candidate is None or f"{local}(" not in module.source.text:
             continue
         imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
@@ -132,11 +130,11 @@ def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> 
     for local, source in module.bound_modules.items():
         if not local[:1].islower() or source.partition(".")[0] != top:
             continue  # modules are named in lower case; a class or a constant is not one
+        file = module_file(source, root)  # kept per module name: cheaper than a search of the text
+        if file is None or not file_mentions(file, file_stamp(file), module.source_methods):
+            continue  # not a module, or one that never names a source (no function returning one)
         if f"{local}." not in text:
             continue
-        file = module_file(source, root)
-        if file is None or not file_mentions(file, file_stamp(file), module.source_methods):
-            continue  # a module that never names a source has no function returning one
         calls = re.finditer(rf"{re.escape(local)}\.(\w+)\(", text)  # a literal first: a fast search
         names = [call.group(1) for call in calls if call.start() == 0 or not NAME_OR_DOT.match(text[call.start() - 1])]
         for name in dict.fromkeys(names):

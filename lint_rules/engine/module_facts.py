@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import collections
 import functools
 import re
 from collections.abc import Sequence
@@ -54,19 +53,22 @@ class ModuleFacts:
         return self._function_constants[id(function)]
 
     @functools.cached_property
-    def bool_bindings(self) -> list[tuple[int, str]]:
-        """(line, name) where a line binds a name to True or False (`flag = False`): where a function's
-        local constants (`function_constants`) can only be."""
-        return bool_bindings(self.source.text)
+    def bool_binding_lines(self) -> dict[str, list[int]]:
+        """Per name, the lines that bind it to True or False (`flag = False`): where a function's local
+        constants (`function_constants`) can only be."""
+        lines: dict[str, list[int]] = {}
+        for line, name in bool_bindings(self.source.text):
+            lines.setdefault(name, []).append(line)
+        return lines
 
     def names_bound_to_bools(self, first: int, last: int) -> set[str]:
         """The names lines `first`..`last` bind to True or False exactly once (a second such line
         already makes the name no constant)."""
-        lines = self.bool_bindings
-        start = bisect.bisect_left(lines, (first, ""))
-        end = bisect.bisect_right(lines, (last, "\uffff"))
-        counts = collections.Counter(name for _, name in lines[start:end])
-        return {name for name, count in counts.items() if count == 1}
+        return {
+            name
+            for name, lines in self.bool_binding_lines.items()
+            if bisect.bisect_right(lines, last) - bisect.bisect_left(lines, first) == 1
+        }
 
     @functools.cached_property
     def defines_removed_cache_attributes(self) -> bool:
