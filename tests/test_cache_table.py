@@ -95,7 +95,7 @@ def test_a_wrapper_has_the_length_of_its_first_cache(version: str) -> None:
     code = f"import sys; sys.path[:0] = {path!r}\n{PROBE}"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     probed = json.loads(result.stdout.strip().splitlines()[-1])
-    assert WRAPPER_CLASSES == {"EncoderDecoderCache"}
+    assert {"EncoderDecoderCache"} == WRAPPER_CLASSES, "the probe wraps EncoderDecoderCache only"
     for pair, type_name in probed["wrapped"].items():
         first = pair.split(",")[0]
         assert type_name == ("int" if first in INT_LENGTH_CLASSES else "Tensor"), f"{pair} in {version}"
