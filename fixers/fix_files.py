@@ -53,7 +53,12 @@ class FileOutcome:
 
 
 def fix_paths(paths: Sequence[str], settings: Settings, mode: Mode, jobs: int) -> Iterator[FileOutcome]:
-    return ordered_map(fix_item, iter_python_files(paths, settings.exclude), jobs, settings, mode)
+    return ordered_map(fix_item, iter_python_files(paths, settings.exclude), jobs, settings, mode, lost=lost_file)
+
+
+def lost_file(item: str | ReadError, reason: str) -> FileOutcome:
+    """A file whose worker process died: an error of its own (an atomic write left it whole)."""
+    return FileOutcome(item.path if isinstance(item, ReadError) else item, error=reason)
 
 
 def fix_item(item: str | ReadError, settings: Settings, mode: Mode) -> FileOutcome:

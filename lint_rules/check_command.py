@@ -222,7 +222,12 @@ def silenced_lines(results: Collected) -> str:
 
 def check_paths(paths: Sequence[str], settings: Settings, jobs: int) -> Iterator[CheckedFile]:
     """Each file's result, in path order; a path that could not be listed comes back as an error."""
-    return ordered_map(check_item, iter_python_files(paths, settings.exclude), jobs, settings)
+    return ordered_map(check_item, iter_python_files(paths, settings.exclude), jobs, settings, lost=lost_file)
+
+
+def lost_file(item: str | ReadError, reason: str) -> CheckedFile:
+    """A file whose worker process died: an error of its own."""
+    return CheckedFile(item.path if isinstance(item, ReadError) else item, error=reason)
 
 
 def check_item(item: str | ReadError, settings: Settings) -> CheckedFile:

@@ -50,7 +50,8 @@ if target:
     for parent in parents:
         owner = getattr(owner, parent)
     original = getattr(owner, name)
-    exception = getattr(builtins, os.environ.get("SLG_INJECT_EXCEPTION", "RuntimeError"))
+    kind = os.environ.get("SLG_INJECT_EXCEPTION", "RuntimeError")
+    exception = getattr(builtins, kind, RuntimeError)
 
     def is_marked(argument):
         text = argument if isinstance(argument, str) else getattr(argument, "text", None)
@@ -58,6 +59,8 @@ if target:
 
     def failing(*args, **kwargs):
         if any(is_marked(argument) for argument in args):
+            if kind == "process death":  # a worker killed, or a crash below Python
+                os._exit(70)
             raise exception("injected failure")
         return original(*args, **kwargs)
 
@@ -142,6 +145,24 @@ def test_fixer_leaves_the_file_untouched_and_fixes_the_others(tmp_path: Path, po
     assert fixed.summary()["errors"] == 1 and fixed.summary()["changed_files"] == 1, fixed.describe()
     assert (folder / BAD).read_bytes() == BAD_SOURCE
     assert (folder / GOOD).read_bytes() == FIXED
+
+
+@pytest.mark.parametrize("command", [CHECKER, FIXER])
+def test_a_worker_process_that_dies_is_one_files_error(tmp_path: Path, command: str) -> None:
+    """With `-j 2`, the process analyzing the marked file ends abruptly (`os._exit`, as a kill or a
+    crash below Python would): no traceback, that file is the one error (exit 2), the other file is
+    still checked or fixed."""
+    folder = project(tmp_path / "project")
+    run = run_injected(["-m", command, "-j", "2", "."], folder, "analysis", exception="process death")
+    assert_no_crash(run)
+    assert run.returncode == 2, run.describe()
+    assert list(run.errors()) == [BAD], run.describe()
+    assert "worker process died" in run.errors()[BAD], run.describe()
+    if command == CHECKER:
+        assert finding_paths(run.stdout) == {GOOD}, run.describe()
+    else:
+        assert (folder / BAD).read_bytes() == BAD_SOURCE
+        assert (folder / GOOD).read_bytes() == FIXED
 
 
 @pytest.mark.parametrize("point", IN_THE_ENGINE)
