@@ -29,6 +29,9 @@ from lint_rules.engine.module_text import top_level_statements
 
 MAX_MODULE_DEPTH = 4
 
+REPLICATED_LAYER_CLASS = "layer_class_to_replicate"
+"""The keyword of transformers' `Cache.__init__` naming the class of every layer `update` adds."""
+
 KnownKind = Callable[[ast.expr], str]
 """What the walk knows a value holds: INT_LENGTH for a name bound to an int-length cache."""
 
@@ -150,15 +153,10 @@ class ClassFacts:
 
     def keeps_int_state(self, cls: ast.ClassDef) -> bool:
         """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""
-        replicates = any(
-            "layer_class_to_replicate" in self.bindings(member).values
-            or "layer_class_to_replicate" in self.bindings(member).init_keywords
-            for member in self.lineage(cls)
-        )
         return (
             self.binds_shared_state_to_ints(cls)
             and self.adds_only_int_length_layers(cls)
-            and (not replicates or self.replicated_layer_kind(cls) == INT_LENGTH)
+            and self.replicated_layer_kind(cls) in (None, INT_LENGTH)
         )
 
     def binds_shared_state_to_ints(self, cls: ast.ClassDef) -> bool:
@@ -256,23 +254,25 @@ class ClassFacts:
 
     def is_int_length_object(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`Layer()` of an int-length class, or `self.layer_class_to_replicate()` replicating one."""
-        if isinstance(value, ast.Call) and ex.dotted_name(value.func) == "self.layer_class_to_replicate":
+        if isinstance(value, ast.Call) and ex.dotted_name(value.func) == f"self.{REPLICATED_LAYER_CLASS}":
             return self.replicated_layer_kind(cls) == INT_LENGTH
         return self.constructed_kind(value) == INT_LENGTH
 
-    def replicated_layer_kind(self, cls: ast.ClassDef) -> str:
+    def replicated_layer_kind(self, cls: ast.ClassDef) -> str | None:
         """The length kind of the class the lineage gives transformers' `Cache` as
         `super().__init__(layer_class_to_replicate=Layer)`: every layer `update` adds is one. Unknown
-        when the lineage passes several, or binds `self.layer_class_to_replicate` itself."""
+        ("") when the lineage passes several or binds `self.layer_class_to_replicate` itself; None
+        when it never names one."""
         lineage = self.lineage(cls)
-        if any("layer_class_to_replicate" in self.bindings(member).values for member in lineage):
+        if any(REPLICATED_LAYER_CLASS in self.bindings(member).values for member in lineage):
             return ""
-        replicated = [
-            value
+        names = {
+            ex.dotted_name(value)
             for member in lineage
-            for value in self.bindings(member).init_keywords.get("layer_class_to_replicate", [])
-        ]
-        names = {ex.dotted_name(value) for value in replicated}
+            for value in self.bindings(member).init_keywords.get(REPLICATED_LAYER_CLASS, [])
+        }
+        if not names:
+            return None
         return self.length_kind_of_name(names.pop()) if len(names) == 1 and "" not in names else ""
 
     def holds_int_length_objects(self, value: ast.expr) -> bool:

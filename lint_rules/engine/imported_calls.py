@@ -187,13 +187,21 @@ def function_mentions(file: Path, stamp: int, name: str, methods: frozenset[str]
     """Cheaply, from the text: the module-level `def name(` mentions a source method in its lines (up
     to the next line that starts in column 0), so it may return a source's value."""
     data = file_bytes(file, stamp)
-    header = f"def {name}(".encode()
-    start = 0 if data.startswith(header) else data.find(b"\n" + header) + 1
-    if start == 0 and not data.startswith(header):
+    start = line_starting_with(data, f"def {name}(".encode())
+    if start < 0:
         return False
     end = TOP_LEVEL_LINE.search(data, start + 1)
     body = data[start : end.start() if end else len(data)]
     return any(method.encode() in body for method in methods)
+
+
+def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:
+    """Where the first line at or after `start` that begins with `header` begins (-1 if none): a
+    literal search, since a `^`-anchored regex over a whole module is ten times slower."""
+    if start == 0 and data.startswith(header):
+        return 0
+    found = data.find(b"\n" + header, max(start - 1, 0))
+    return found + 1 if found >= 0 else -1
 
 
 @functools.lru_cache(maxsize=32)
