@@ -747,3 +747,80 @@ def test_the_fixer_guards_host_calls_of_another_modules_methods_and_leaves_the_f
         """
     )
     assert fix_text(str(modeling), fixed, Settings()) == fixed  # idempotent
+
+
+VENDORED_CACHES = """\
+    import torch
+
+
+    class Cache:
+        def get_seq_length(self, layer_idx=0) -> int:
+            \"\"\"Left to the subclasses.\"\"\"
+            raise NotImplementedError("Make sure to implement `get_seq_length` in a subclass.")
+
+        def get_usable_length(self, new_seq_length: int, layer_idx=0) -> int:
+            previous_seq_length = self.get_seq_length(layer_idx)
+            if previous_seq_length + new_seq_length > 4096:
+                return 4096 - new_seq_length
+            return previous_seq_length
+
+
+    class DynamicCache(Cache):
+        def __init__(self):
+            self.key_cache = []
+
+        def get_seq_length(self, layer_idx=0) -> int:
+            if len(self.key_cache) <= layer_idx:
+                return 0
+            return self.key_cache[layer_idx].shape[-2]
+
+
+    class QuantizedCache(DynamicCache):
+        pass
+"""
+VENDORED_STATIC = """\
+
+
+    class StaticCache(Cache):
+        def __init__(self):
+            self.key_cache = [torch.zeros(1, 1, 8, 4)]
+
+        def get_seq_length(self, layer_idx=0):
+            return self.key_cache[layer_idx][0, 0].any(dim=-1).sum()
+"""
+SUBCLASS_ELSEWHERE = """\
+    from .caches import Cache
+
+
+    class OffloadedCache(Cache):
+        def get_seq_length(self, layer_idx=0):
+            return self.offsets[layer_idx]
+"""
+
+
+def usable_length_findings(package: Path) -> list[tuple[str, str]]:
+    findings = check_path(str(package / "caches.py"), Settings()).findings
+    return [(finding.function, finding.code) for finding in findings]
+
+
+def test_a_vendored_abstract_cache_base_has_its_subclasses_int_length(tmp_path: Path) -> None:
+    """gptqmodel's minicpm_o.py (reduced): a module vendors transformers 4.36's `Cache`, whose
+    `get_seq_length` only raises, and its `DynamicCache`, whose override is a shape element; the
+    base's `get_usable_length` asks `self`, which can only be a subclass: an int."""
+    package = write_package(tmp_path, {"caches": VENDORED_CACHES})
+    assert usable_length_findings(package) == []
+
+
+@pytest.mark.parametrize(
+    ("modules", "why"),
+    [
+        ({"caches": VENDORED_CACHES + VENDORED_STATIC}, "a subclass's override is a tensor (4.38's StaticCache)"),
+        ({"caches": VENDORED_CACHES, "offload": SUBCLASS_ELSEWHERE}, "another module subclasses the base"),
+        ({"caches": VENDORED_CACHES.split("class DynamicCache")[0]}, "no subclass defines the length"),
+    ],
+)
+def test_an_abstract_cache_base_stays_reported_when_a_subclass_may_be_a_tensor(
+    tmp_path: Path, modules: dict[str, str], why: str
+) -> None:
+    package = write_package(tmp_path, modules)
+    assert ("Cache.get_usable_length", "SLG005") in usable_length_findings(package), why
