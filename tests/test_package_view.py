@@ -496,6 +496,19 @@ def test_a_helper_called_through_its_module_from_a_forward_is_compiled(tmp_path:
     assert ".item()" not in fixed.split("def trim")[0]
 
 
+@pytest.mark.parametrize("imports", ["from tiny import positions", "from . import positions"])
+def test_a_helper_re_exported_by_the_package_and_called_from_a_forward_is_compiled(
+    tmp_path: Path, imports: str
+) -> None:
+    modeling = MODELING.replace("from .rope import positions", imports)
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION})
+    (package / "__init__.py").write_text("from .rope import positions, trim\n")
+    findings = check_path(str(package / "rope.py"), Settings()).findings
+    compiled = [finding for finding in findings if finding.function == "positions"]
+    assert compiled and all("TinyModel.forward in modeling.py" in finding.compiled_region for finding in compiled)
+    assert all(not finding.compiled_region for finding in findings if finding.function == "trim")
+
+
 def test_a_method_of_an_object_that_is_not_the_module_does_not_count(tmp_path: Path) -> None:
     """Must stay host code: `self.rope.positions(...)` is not rope.py's function (the module is
     imported, but the receiver is an attribute, not the module's name)."""

@@ -25,11 +25,16 @@ from pathlib import Path
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.classes import nested_imports
 from lint_rules.engine.definitions import Definition
-from lint_rules.engine.imports import file_stamp, imported_names, module_file, parsed_module
+from lint_rules.engine.imports import (
+    RE_EXPORT_HOPS,
+    file_stamp,
+    imported_names,
+    module_file,
+    re_export_source,
+)
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 
-RE_EXPORT_HOPS = 3
 NAME_OR_DOT = re.compile(r"[\w.]")
 TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 """The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
@@ -152,22 +157,6 @@ def may_return_source(origin: tuple[str, str], root: Path | None, methods: froze
     if not file_mentions(file, stamp, methods) or not function_mentions(file, stamp, origin[1], methods):
         return None
     return origin
-
-
-def re_export_source(origin: tuple[str, str], root: Path | None, hops: int) -> tuple[str, str]:
-    """Where a name imported from a package's `__init__.py` really comes from (its own imports only)."""
-    file = module_file(origin[0], root)
-    if hops <= 0 or file is None or file.name != "__init__.py":
-        return origin
-    re_exported = package_imports(file, file_stamp(file), origin[0]).get(origin[1])
-    return re_export_source(re_exported, root, hops - 1) if re_exported else origin
-
-
-@functools.lru_cache(maxsize=256)
-def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str, str]]:
-    """What a package's `__init__.py` imports, by local name (`stamp`: see `imports.file_stamp`)."""
-    tree = parsed_module(file)
-    return imported_names(tree, package, is_package=True) if tree else {}
 
 
 @functools.lru_cache(maxsize=1024)

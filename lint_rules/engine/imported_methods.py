@@ -25,16 +25,14 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine.classes import annotated_classes
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import (
-    RE_EXPORT_HOPS,
     TOP_LEVEL_LINE,
     ImportedFunction,
     file_bytes,
     file_mentions,
     line_starting_with,
     local_imports,
-    re_export_source,
 )
-from lint_rules.engine.imports import file_stamp, module_file
+from lint_rules.engine.imports import RE_EXPORT_HOPS, file_stamp, module_file, re_export_source
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 

@@ -109,6 +109,25 @@ def module_file(module: str, root: Path | None) -> Path | None:
     return None
 
 
+RE_EXPORT_HOPS = 3
+
+
+def re_export_source(origin: tuple[str, str], root: Path | None, hops: int) -> tuple[str, str]:
+    """Where a name imported from a package's `__init__.py` really comes from (its own imports only)."""
+    file = module_file(origin[0], root)
+    if hops <= 0 or file is None or file.name != "__init__.py":
+        return origin
+    re_exported = package_imports(file, file_stamp(file), origin[0]).get(origin[1])
+    return re_export_source(re_exported, root, hops - 1) if re_exported else origin
+
+
+@functools.lru_cache(maxsize=256)
+def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str, str]]:
+    """What a package's `__init__.py` imports, by local name (`stamp`: see `imports.file_stamp`)."""
+    tree = parsed_module(file)
+    return imported_names(tree, package, is_package=True) if tree else {}
+
+
 MAX_PARSED_MODULES = 128
 _PARSED: BoundedCache[tuple[Path, int], ast.Module | None] = BoundedCache(MAX_PARSED_MODULES)
 

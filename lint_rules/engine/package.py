@@ -4,9 +4,9 @@ module reaches may still be called from a compiled `forward` in another module o
 
 Only module-level functions are followed, through `from ... import name` (absolute or relative)
 or a name bound to their module (`from . import rope` ... `rope.f()`, `import pkg.rope as r` ...
-`r.f()`, `import pkg.rope` ... `pkg.rope.f()`) in the other modules of the same top package, and
-one module away: the callers' own compiled
-reach is judged within their module. Files are found by their text (the function's name) before
+`r.f()`, `import pkg.rope` ... `pkg.rope.f()`), also when a package's `__init__.py` re-exports it
+under its own name (`from pkg import f`), in the other modules of the same top package, and one
+module away: the callers' own compiled reach is judged within their module. Files are found by their text (the function's name) before
 they are parsed, and each is parsed once while it stays among the most recently used
 (`imports.parsed_module`).
 """
@@ -22,7 +22,14 @@ from typing import Protocol
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition, DefinitionIndex, calls_at
-from lint_rules.engine.imports import bound_modules, imported_names, module_name_of, parsed_module
+from lint_rules.engine.imports import (
+    RE_EXPORT_HOPS,
+    bound_modules,
+    imported_names,
+    module_name_of,
+    parsed_module,
+    re_export_source,
+)
 from lint_rules.engine.module_text import lines_mentioning, torch_aliases
 
 MAX_PACKAGE_FILES = 5000
@@ -101,10 +108,15 @@ def compiled_call_in(file: Path, module_name: str, function_name: str, graph_typ
     tree = parsed_module(file)
     if tree is None:
         return ""
-    other_module, _ = module_name_of(str(file))
+    other_module, root = module_name_of(str(file))
     is_package = file.name == "__init__.py"
     imported = imported_names(tree, other_module, is_package)
-    local_names = {local for local, origin in imported.items() if origin == (module_name, function_name)}
+    local_names = {
+        local
+        for local, origin in imported.items()
+        if origin == (module_name, function_name)
+        or re_export_source(origin, root, RE_EXPORT_HOPS) == (module_name, function_name)
+    }
     modules = {
         local for local, module in bound_modules(tree, other_module, is_package).items() if module == module_name
     }
