@@ -111,7 +111,7 @@ def codes(code: str) -> list[tuple[int, str]]:
 
             compiled_step = torch.compile(step)
             """,
-            "`step` is compiled or installed as a `forward` in this module",
+            "`step` is compiled, or installed on a model, in this module",
             id="passed-to-torch-compile",
         ),
         pytest.param(
@@ -122,8 +122,34 @@ def codes(code: str) -> list[tuple[int, str]]:
 
             Model.forward = fast_forward
             """,
-            "`fast_forward` is compiled or installed as a `forward` in this module",
+            "`fast_forward` is compiled, or installed on a model, in this module",
             id="installed-as-forward",
+        ),
+        pytest.param(
+            """
+            def _update_causal_mask_patched(self, mask, cache):
+                past_seen_tokens = cache.get_seq_length() if cache is not None else 0
+                return mask[:, past_seen_tokens:]
+
+            class Patcher:
+                def __enter__(self):
+                    self._model._update_causal_mask = types.MethodType(_update_causal_mask_patched, self._model)
+            """,
+            "`_update_causal_mask_patched` is compiled, or installed on a model, in this module",
+            id="installed-as-a-method-the-forward-calls",
+        ),
+        pytest.param(
+            """
+            def rotary(module, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            def patch(model):
+                for layer in model.layers:
+                    setattr(layer.attn, "rotary", functools.partial(rotary, layer.attn))
+            """,
+            "`rotary` is compiled, or installed on a model, in this module",
+            id="installed-by-setattr",
         ),
         pytest.param(
             """
@@ -168,6 +194,24 @@ def test_host_code_that_no_compiled_region_calls_stays_safe() -> None:
 
         def generate(model, cache, x):
             return model.prepare_inputs_for_generation(cache, x)
+        """
+    )
+    assert finding.compiled_region == ""
+    assert finding.fix.safety is FixSafety.SAFE
+
+
+def test_a_generation_hook_installed_on_a_model_stays_host_code() -> None:
+    """peft and gptqmodel install their own `prepare_inputs_for_generation` on the model: the
+    generation loop calls it between forwards, on the host, so its guard is safe."""
+    [finding] = findings(
+        """
+        def prepare(self, input_ids, past_key_values=None):
+            past = past_key_values.get_seq_length()
+            return input_ids[:, past:]
+
+        def wrap(model):
+            model.prepare_inputs_for_generation = types.MethodType(prepare, model)
+            model.callback = None
         """
     )
     assert finding.compiled_region == ""
@@ -672,7 +716,7 @@ def test_a_function_bound_as_a_forward_is_compiled() -> None:
             model.forward = types.MethodType(patched, model)
         """
     )
-    assert finding.compiled_region == "`patched` is compiled or installed as a `forward` in this module"
+    assert finding.compiled_region == "`patched` is compiled, or installed on a model, in this module"
 
 
 def test_a_guard_under_not_is_compiling_is_safe_in_a_forward() -> None:

@@ -47,6 +47,19 @@ CACHE_METHODS_CALLED_FROM_FORWARD = frozenset(
 )
 """Cache methods that attention and mask code run inside a model's `forward` (so inside its graph)."""
 
+GENERATION_HOOKS = frozenset(
+    {
+        "prepare_inputs_for_generation",
+        "_update_model_kwargs_for_generation",
+        "_reorder_cache",
+        "_get_initial_cache_position",
+        "_prepare_position_ids_for_generation",
+        "generate",
+    }
+)
+"""Methods of transformers' `GenerationMixin` that packages replace on a model and that the generation
+loop calls on the host, between forwards."""
+
 TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 """Where the table's names mean transformers' own classes."""
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import ast
 import collections
+import re
 from collections.abc import Iterable, Iterator
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.caches import GENERATION_HOOKS
 from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
 from lint_rules.engine.definitions import (
     Definition,
@@ -229,7 +231,7 @@ class CallGraph:
             if region:
                 return region
         if definition.name in self.names_compiled_in_module():
-            return f"`{definition.name}` is compiled or installed as a `forward` in this module"
+            return f"`{definition.name}` is compiled, or installed on a model, in this module"
         return ""
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
@@ -250,9 +252,11 @@ class CallGraph:
         return is_method_call and callee.enclosing_class is not None
 
     def names_compiled_in_module(self) -> frozenset[str]:
-        """Names passed to `torch.compile(...)` or assigned as `X.forward = name` anywhere in the module."""
+        """Names passed to `torch.compile(...)` or installed as `X.name = fn` anywhere in the module."""
         if self._compiled_names is None:
-            self._compiled_names = frozenset(compiled_names(self.text, self.tree, self.torch_aliases))
+            self._compiled_names = frozenset(
+                compiled_names(self.text, self.tree, self.torch_aliases, self.definitions.defined_names)
+            )
         return self._compiled_names
 
 
@@ -281,9 +285,12 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
                             yield key.removeprefix("self."), ex.called_name(statement.value)
 
 
-def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
-    """`torch.compile(fn)` and `obj.forward = fn`: the names of the functions compiled that way."""
-    lines = lines_mentioning(text, ["compile", ".forward"])
+def compiled_names(
+    text: str, tree: ast.Module, torch_aliases: frozenset[str], functions: frozenset[str]
+) -> Iterator[str]:
+    """The names of the module's functions compiled by `torch.compile(fn)`, or installed on an object
+    or a class (see `installed_functions`)."""
+    lines = lines_mentioning(text, ["compile"])
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
     for node in walk_each_once(statements):
@@ -291,10 +298,44 @@ def compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -
             module, _, function = ex.called_name(node).rpartition(".")
             if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
                 yield ex.dotted_name(node.args[0]).rpartition(".")[2]
-        elif isinstance(node, ast.Assign) and any(ex.dotted_name(t).endswith(".forward") for t in node.targets):
-            installed = ex.dotted_name(bound_function(node.value))
-            if installed:
-                yield installed.rpartition(".")[2]
+    yield from installed_functions(text, tree, functions)
+
+
+def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) -> Iterator[str]:
+    """Functions of the module that patching code installs as an attribute of an object or a class:
+    `obj.forward = fn`, `model._update_causal_mask = types.MethodType(fn, model)`, `Model.f =
+    functools.partial(fn, ...)`, `setattr(obj, "f", fn)`. The model's own code calls them from its
+    `forward`, so they run compiled, unless installed as a generation hook, which runs on the host."""
+    lines = sorted(
+        {line_of(text, match.start()) for match in INSTALLED_VALUE.finditer(text) if match["name"] in functions}
+        | set(lines_mentioning(text, ["setattr("]))
+    )
+    at_lines = statements_at_lines(tree.body, lines)
+    for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
+        for attribute, value in installations(statement):
+            installed = ex.dotted_name(bound_function(value))
+            if installed in functions and attribute not in GENERATION_HOOKS:
+                yield installed
+
+
+INSTALLED_VALUE = re.compile(r"[^=!<>]=\s*(?:[\w.]*(?:MethodType|partial)\(\s*)?(?P<name>\w+)\s*(?:[,)#\n]|$)")
+"""Where an assignment's value is a bare name, or the first argument of `MethodType`/`partial`."""
+
+
+def installations(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+    """(attribute name, value) for `x.attr = value` and `setattr(x, "attr", value)`."""
+    if isinstance(statement, ast.Assign):
+        for target in statement.targets:
+            if isinstance(target, ast.Attribute):
+                yield target.attr, statement.value
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if ex.called_name(call) == "setattr" and len(call.args) == 3 and isinstance(call.args[1], ast.Constant):
+            yield str(call.args[1].value), call.args[2]
+
+
+def line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
 
 
 def walk_each_once(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
