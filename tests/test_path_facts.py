@@ -105,6 +105,23 @@ SILENT = [
     ),
     pytest.param(
         """
+        DEBUG = False
+
+        class Model:
+            DEBUG = True
+
+            def prepare(self, input_ids, cache):
+                def cut():
+                    if DEBUG:
+                        return input_ids[:, cache.get_seq_length():]
+                    return input_ids
+
+                return cut()
+        """,
+        id="false-module-constant-in-a-method-nested-function",  # a class body's names are not visible in its methods
+    ),
+    pytest.param(
+        """
         import torch
 
         def forward(input_ids, cache):
@@ -351,6 +368,23 @@ REPORTED = [
         """,
         [(6, "SLG002")],
         id="module-constant-rebound-by-a-loop",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+
+        def prepare(input_ids, cache, flag):
+            DEBUG = flag
+
+            def cut():
+                if DEBUG:
+                    return input_ids[:, cache.get_seq_length():]
+                return input_ids
+
+            return cut()
+        """,
+        [(8, "SLG002")],
+        id="module-constant-rebound-by-the-enclosing-function",
     ),
     pytest.param(
         """

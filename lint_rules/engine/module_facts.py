@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from lint_rules.engine.caches import REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
-from lint_rules.engine.definitions import DefinitionIndex
+from lint_rules.engine.definitions import Definition, DefinitionIndex
 from lint_rules.engine.imports import bound_modules
 from lint_rules.engine.module_text import (
     bool_bindings,
@@ -45,11 +45,15 @@ class ModuleFacts:
         """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
         return module_constants(self.tree, self.source.text)
 
-    def function_constants(self, function: ast.AST) -> dict[str, object]:
+    def function_constants(self, function: ast.AST, enclosing: Definition | None = None) -> dict[str, object]:
         """The names whose value is known everywhere in `function` (see `module_text.function_constants`),
-        found once per function."""
+        found once per function; a nested function sees those of its `enclosing` function (a class
+        body in between is skipped: its names are not visible there), not the module's it rebinds."""
         if id(function) not in self._function_constants:
-            self._function_constants[id(function)] = function_constants(function, self.constants)
+            while enclosing is not None and not enclosing.is_function:
+                enclosing = enclosing.parent
+            outside = self.constants if enclosing is None else self.function_constants(enclosing.node, enclosing.parent)
+            self._function_constants[id(function)] = function_constants(function, outside)
         return self._function_constants[id(function)]
 
     @functools.cached_property

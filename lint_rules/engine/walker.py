@@ -12,6 +12,7 @@ import ast
 from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.definitions import Definition
 from lint_rules.engine.narrowing import flag_subjects, narrow, narrowed_key, static_truth, subject_key
 from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
@@ -178,8 +179,20 @@ class FunctionWalker(ValueWalker):
         if self.constants is None:
             owner = self.scope.body_owner
             own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            self.constants = self.module.function_constants(owner) if own_names else self.module.constants
+            self.constants = (
+                self.module.function_constants(owner, self.enclosing_definition())
+                if own_names
+                else self.module.constants
+            )
         return static_truth(test, self.constants)
+
+    def enclosing_definition(self) -> Definition | None:
+        """The definition around the scope's body: the `def` or class the scope's own `def` is nested
+        in, or (a lambda's scope) the definition the lambda is written in."""
+        definition = self.scope.definition
+        if definition is None or definition.node is not self.scope.body_owner:
+            return definition
+        return definition.parent
 
     def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
         entry = state
