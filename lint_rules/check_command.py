@@ -100,7 +100,7 @@ def run(argv: Sequence[str] | None) -> int:
         return write_command(args, settings, baseline)
     if args.add_noqa:
         return add_noqa_command(args, settings)
-    settings = dataclasses.replace(settings, baseline=None if baseline is None else str(baseline.file))
+    settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
     results = Collected.of(check_paths(args.paths, settings, args.jobs))
     output = render(results.findings, args.format, fingerprints=results.fingerprints, baseline=baseline is not None)
     silenced = silenced_lines(results) if args.show_silenced else ""
@@ -150,7 +150,7 @@ def write_command(args: argparse.Namespace, settings: Settings, current: Baselin
     except BaselineError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return EXIT_ERROR
-    results = Collected.of(check_paths(args.paths, dataclasses.replace(settings, baseline=None), args.jobs))
+    results = Collected.of(check_paths(args.paths, settings._replace(baseline=None), args.jobs))
     entries = entries_for(old, results.findings, results.fingerprints)
     scanned = {old.relative(path) for path in results.paths}
     vanished = set(old.vanished_files(scanned, args.paths))
@@ -174,7 +174,7 @@ def matched_count(old: Baseline, entries: Sequence[Entry]) -> int:
 def add_noqa_command(args: argparse.Namespace, settings: Settings) -> int:
     from lint_rules.add_noqa import add_suppressions
 
-    results = Collected.of(check_paths(args.paths, dataclasses.replace(settings, baseline=None), args.jobs))
+    results = Collected.of(check_paths(args.paths, settings._replace(baseline=None), args.jobs))
     by_file: dict[str, list[Finding]] = {}
     for finding in results.findings:
         by_file.setdefault(finding.path, []).append(finding)

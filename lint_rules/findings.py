@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from typing import NamedTuple
 
 
 class FixSafety(str, enum.Enum):
@@ -29,8 +30,7 @@ class FixKind(str, enum.Enum):
     NONE = "none"
 
 
-@dataclasses.dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A source range: 1-based lines, 0-based columns in characters."""
 
     line: int
@@ -39,8 +39,7 @@ class Span:
     end_col: int
 
 
-@dataclasses.dataclass(frozen=True)
-class DeviceRewrite:
+class DeviceRewrite(NamedTuple):
     """How a `torch.arange(start, end, ...)` call becomes `torch.arange(span, ...) + start`."""
 
     span_at: str
@@ -75,8 +74,7 @@ class FixPlan:
     """For DEVICE_REWRITE: how the call at `call` is rewritten (`statement` is the statement holding it)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     path: str
     code: str
     message: str

@@ -155,7 +155,7 @@ def merged(found: list[tuple[Use, Finding]]) -> list[Finding]:
     use, first = found[0]
     others = [(finding.source_method, finding.origin.line) for finding in findings[1:]]
     message = use.rule.message(use.detail, first.source_method, first.origin.line, first.compiled_region, others)
-    return [dataclasses.replace(first, message=message)]
+    return [first._replace(message=message)]
 
 
 def one_fix(plans: Sequence[FixPlan]) -> bool:

@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from lint_rules.engine.expressions import called_name, dotted_name, method_name
 from lint_rules.engine.source_text import SourceText
@@ -46,8 +47,7 @@ NO_DEVICE_FORM = {
 ONLY_ARANGE = "only the bounds of `torch.arange(start, end, ...)` have a device-preserving rewrite"
 
 
-@dataclasses.dataclass(frozen=True)
-class UseSite:
+class UseSite(NamedTuple):
     """Where a finding's use sits: its node, the statements around it, their parents."""
 
     node: ast.AST
