@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import dataclasses
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -236,15 +235,15 @@ def check_item(item: str | ReadError, settings: Settings) -> CheckedFile:
     return check_path(item, settings)
 
 
-@dataclasses.dataclass
 class Collected:
     """Every file's result of one run, gathered."""
 
-    findings: list[Finding] = dataclasses.field(default_factory=list)
-    errors: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    fingerprints: Fingerprints = dataclasses.field(default_factory=Fingerprints)
-    checked: list[CheckedFile] = dataclasses.field(default_factory=list)
-    """The results of files that were read (those a baseline can speak about)."""
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.errors: list[tuple[str, str]] = []
+        self.fingerprints = Fingerprints()
+        self.checked: list[CheckedFile] = []
+        """The results of files that were read (those a baseline can speak about)."""
 
     @property
     def paths(self) -> list[str]:

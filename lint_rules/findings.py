@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from typing import NamedTuple
 
@@ -52,8 +51,7 @@ class DeviceRewrite(NamedTuple):
     """The sum needs parentheses where the call sits (`(torch.arange(n) + a).unsqueeze(0)`)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class FixPlan:
+class FixPlan(NamedTuple):
     """How to neutralise one `get_seq_length()` call; shared by every finding it causes."""
 
     kind: FixKind
@@ -64,7 +62,7 @@ class FixPlan:
     targets: tuple[str, ...] = ()
     """Source text of the bound targets to guard, e.g. ("past_length",) or ("self.past",)."""
     hoisted_name: str = ""
-    reason: str = dataclasses.field(default="", compare=False)
+    reason: str = ""
     """Why there is no automatic fix, or why it is unsafe (and, for a use that is not rewritten on the
     device, why not). Not part of the plan's identity: findings that differ only in it share one edit."""
     scope_lines: tuple[int, int] = (0, 0)
@@ -72,6 +70,21 @@ class FixPlan:
     The fixer rewrites only these lines."""
     rewrite: DeviceRewrite | None = None
     """For DEVICE_REWRITE: how the call at `call` is rewritten (`statement` is the statement holding it)."""
+
+    @property
+    def identity(self) -> tuple[object, ...]:
+        """What equality and hashing compare: every field but `reason`."""
+        kept = (self.kind, self.safety, self.statement, self.call, self.targets, self.hoisted_name)
+        return (*kept, self.scope_lines, self.rewrite)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FixPlan) and self.identity == other.identity
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self.identity)
 
 
 class Finding(NamedTuple):

@@ -14,7 +14,6 @@ region) or impossible, use by use. A use that cannot be rewritten says why in it
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -86,7 +85,7 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
 
 def with_note(plan: FixPlan, why: str) -> FixPlan:
     note = f"not rewritten on the device: {why}"
-    return dataclasses.replace(plan, reason=f"{plan.reason}; {note}" if plan.reason else note)
+    return plan._replace(reason=f"{plan.reason}; {note}" if plan.reason else note)
 
 
 @functools.lru_cache(maxsize=4)
