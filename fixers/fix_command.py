@@ -13,7 +13,6 @@ file could not be read, parsed, verified or written. The fixer ignores the basel
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections.abc import Sequence
 
@@ -55,7 +54,7 @@ def run(argv: Sequence[str] | None) -> int:
     if args.explain:
         return explain(args.explain, PROG)
     try:
-        settings = dataclasses.replace(settings_from_args(args), baseline=args.baseline)
+        settings = settings_from_args(args)._replace(baseline=args.baseline)
         if args.baseline is not None:
             load_baseline(args.baseline)  # a bad file is a usage error here, not in every worker
     except (ConfigError, BaselineError) as error:

@@ -14,7 +14,6 @@ the safety net (`fixers.fixing.carry_out`).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import io
 import tokenize
 from collections.abc import Sequence
@@ -104,7 +103,7 @@ def shift_plan(plan: FixPlan, lines: int) -> FixPlan:
     def moved(span: Span) -> Span:
         return Span(span.line + lines, span.col, span.end_line + lines, span.end_col)
 
-    return dataclasses.replace(plan, statement=moved(plan.statement), call=moved(plan.call))
+    return plan._replace(statement=moved(plan.statement), call=moved(plan.call))
 
 
 def line_ending(text: str) -> str:

@@ -15,11 +15,11 @@ convergence check see the same split), the command reports the fixed entries.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from lint_rules.findings import Finding
 
@@ -31,8 +31,7 @@ class BaselineError(Exception):
     """A baseline file that cannot be read; the message names the file."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     path: str
     """Posix path relative to the baseline's folder."""
     rule: str
@@ -166,7 +165,7 @@ def write_baseline(file: Path, entries: Iterable[Entry]) -> None:
         "version": VERSION,
         "tool": "seqlen-guard",
         "about": "findings accepted on adoption; `seqlen-guard --write-baseline` rewrites this file",
-        "findings": [dataclasses.asdict(entry) for entry in ordered],
+        "findings": [entry._asdict() for entry in ordered],
     }
     import json  # see load_baseline
 

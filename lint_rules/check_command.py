@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import dataclasses
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -100,7 +99,7 @@ def run(argv: Sequence[str] | None) -> int:
         return write_command(args, settings, baseline)
     if args.add_noqa:
         return add_noqa_command(args, settings)
-    settings = dataclasses.replace(settings, baseline=None if baseline is None else str(baseline.file))
+    settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
     results = Collected.of(check_paths(args.paths, settings, args.jobs))
     output = render(results.findings, args.format, fingerprints=results.fingerprints, baseline=baseline is not None)
     silenced = silenced_lines(results) if args.show_silenced else ""
@@ -150,7 +149,7 @@ def write_command(args: argparse.Namespace, settings: Settings, current: Baselin
     except BaselineError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return EXIT_ERROR
-    results = Collected.of(check_paths(args.paths, dataclasses.replace(settings, baseline=None), args.jobs))
+    results = Collected.of(check_paths(args.paths, settings._replace(baseline=None), args.jobs))
     entries = entries_for(old, results.findings, results.fingerprints)
     scanned = {old.relative(path) for path in results.paths}
     vanished = set(old.vanished_files(scanned, args.paths))
@@ -174,7 +173,7 @@ def matched_count(old: Baseline, entries: Sequence[Entry]) -> int:
 def add_noqa_command(args: argparse.Namespace, settings: Settings) -> int:
     from lint_rules.add_noqa import add_suppressions
 
-    results = Collected.of(check_paths(args.paths, dataclasses.replace(settings, baseline=None), args.jobs))
+    results = Collected.of(check_paths(args.paths, settings._replace(baseline=None), args.jobs))
     by_file: dict[str, list[Finding]] = {}
     for finding in results.findings:
         by_file.setdefault(finding.path, []).append(finding)
@@ -236,15 +235,15 @@ def check_item(item: str | ReadError, settings: Settings) -> CheckedFile:
     return check_path(item, settings)
 
 
-@dataclasses.dataclass
 class Collected:
     """Every file's result of one run, gathered."""
 
-    findings: list[Finding] = dataclasses.field(default_factory=list)
-    errors: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    fingerprints: Fingerprints = dataclasses.field(default_factory=Fingerprints)
-    checked: list[CheckedFile] = dataclasses.field(default_factory=list)
-    """The results of files that were read (those a baseline can speak about)."""
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.errors: list[tuple[str, str]] = []
+        self.fingerprints = Fingerprints()
+        self.checked: list[CheckedFile] = []
+        """The results of files that were read (those a baseline can speak about)."""
 
     @property
     def paths(self) -> list[str]:

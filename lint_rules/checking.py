@@ -4,9 +4,9 @@ read, skip unless a source method's name occurs, parse once, analyze, apply sett
 from __future__ import annotations
 
 import ast
-import dataclasses
 import os
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from lint_rules.baseline import split_baselined
 from lint_rules.engine import SourceText, analyze_tree
@@ -22,19 +22,18 @@ OWN_PACKAGES = tuple(os.path.join(PROJECT_ROOT, package) + os.sep for package in
 """Frames in these folders are this project's code."""
 
 
-@dataclasses.dataclass(frozen=True)
-class CheckedFile:
+class CheckedFile(NamedTuple):
     path: str
     findings: tuple[Finding, ...] = ()
     silenced: tuple[Finding, ...] = ()
     """Findings a `# noqa` or `# seqlen-guard: ignore` comment silenced (listed with --show-silenced)."""
     error: str = ""
     parsed: bool = False
-    fingerprints: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    fingerprints: Mapping[Finding, str] = {}
     """Each finding's (reported, silenced or baselined) `lint_rules.fingerprints` value."""
     baselined: tuple[Finding, ...] = ()
     """Findings the baseline (`settings.baseline`) knows: not reported."""
-    silenced_by: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    silenced_by: Mapping[Finding, str] = {}
     """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore")."""
 
 

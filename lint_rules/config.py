@@ -9,12 +9,11 @@ file (or flag) and the key.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from lint_rules.formats import FORMATS
 from lint_rules.rules import ALL_CODES
@@ -41,8 +40,7 @@ class ConfigError(Exception):
     """A configuration that cannot be used; the message names the file or flag and the key."""
 
 
-@dataclasses.dataclass(frozen=True)
-class ConfigValues:
+class ConfigValues(NamedTuple):
     """What one source (the file or the command line) sets; None where it says nothing."""
 
     select: tuple[str, ...] | None = None
@@ -59,12 +57,8 @@ class ConfigValues:
 
     def over(self, base: ConfigValues) -> ConfigValues:
         """These values, falling back to `base` for each key left unset here."""
-        given = {
-            field.name: getattr(self, field.name)
-            for field in dataclasses.fields(self)
-            if getattr(self, field.name) is not None
-        }
-        return dataclasses.replace(base, **given)
+        given = {name: value for name, value in self._asdict().items() if value is not None}
+        return base._replace(**given)
 
     def to_settings(self) -> Settings:
         defaults = Settings()
@@ -110,7 +104,7 @@ def load_config(path: Path) -> ConfigValues:
     values = parse_table(table, origin=f"{path}: [tool.{TABLE}]")
     if values.baseline is None:
         return values
-    return dataclasses.replace(values, baseline=os.path.normpath(path.parent / values.baseline))
+    return values._replace(baseline=os.path.normpath(path.parent / values.baseline))
 
 
 def _tool_tables(path: Path) -> dict[str, object]:

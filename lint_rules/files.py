@@ -7,13 +7,13 @@ Nothing here raises for a bad path or a bad file: each problem comes back as a
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import errno
 import fnmatch
 import os
 import stat
 import tokenize
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from lint_rules.engine import mentions_any
 
@@ -39,8 +39,7 @@ always taken, so `seqlen-guard .venv/lib/.../transformers` still works.
 """
 
 
-@dataclasses.dataclass(frozen=True)
-class ReadError:
+class ReadError(NamedTuple):
     """A path that could not be listed or read, with a one-line reason."""
 
     path: str
@@ -55,8 +54,7 @@ FileId = tuple[int, int]
 """(st_dev, st_ino): what a file or folder is, whatever path leads to it."""
 
 
-@dataclasses.dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     path: str
     raw: bytes
     text: str

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
+from typing import NamedTuple
 
 
 class FixSafety(str, enum.Enum):
@@ -29,8 +29,7 @@ class FixKind(str, enum.Enum):
     NONE = "none"
 
 
-@dataclasses.dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A source range: 1-based lines, 0-based columns in characters."""
 
     line: int
@@ -39,8 +38,7 @@ class Span:
     end_col: int
 
 
-@dataclasses.dataclass(frozen=True)
-class DeviceRewrite:
+class DeviceRewrite(NamedTuple):
     """How a `torch.arange(start, end, ...)` call becomes `torch.arange(span, ...) + start`."""
 
     span_at: str
@@ -53,8 +51,7 @@ class DeviceRewrite:
     """The sum needs parentheses where the call sits (`(torch.arange(n) + a).unsqueeze(0)`)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class FixPlan:
+class FixPlan(NamedTuple):
     """How to neutralise one `get_seq_length()` call; shared by every finding it causes."""
 
     kind: FixKind
@@ -65,7 +62,7 @@ class FixPlan:
     targets: tuple[str, ...] = ()
     """Source text of the bound targets to guard, e.g. ("past_length",) or ("self.past",)."""
     hoisted_name: str = ""
-    reason: str = dataclasses.field(default="", compare=False)
+    reason: str = ""
     """Why there is no automatic fix, or why it is unsafe (and, for a use that is not rewritten on the
     device, why not). Not part of the plan's identity: findings that differ only in it share one edit."""
     scope_lines: tuple[int, int] = (0, 0)
@@ -74,9 +71,23 @@ class FixPlan:
     rewrite: DeviceRewrite | None = None
     """For DEVICE_REWRITE: how the call at `call` is rewritten (`statement` is the statement holding it)."""
 
+    @property
+    def identity(self) -> tuple[object, ...]:
+        """What equality and hashing compare: every field but `reason`."""
+        kept = (self.kind, self.safety, self.statement, self.call, self.targets, self.hoisted_name)
+        return (*kept, self.scope_lines, self.rewrite)
 
-@dataclasses.dataclass(frozen=True)
-class Finding:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FixPlan) and self.identity == other.identity
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self.identity)
+
+
+class Finding(NamedTuple):
     path: str
     code: str
     message: str

@@ -7,13 +7,13 @@ after the last character) and inclusive in GitHub annotations, as each consumer 
 
 from __future__ import annotations
 
-import dataclasses
 import linecache
 import os
 import textwrap
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from lint_rules.findings import Finding, Span
 from lint_rules.fingerprints import SARIF_KEY
@@ -64,11 +64,10 @@ def render(
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-@dataclasses.dataclass(frozen=True)
-class Marks:
+class Marks(NamedTuple):
     """What a run knows about each finding beyond the finding itself."""
 
-    fingerprints: Mapping[Finding, str] = dataclasses.field(default_factory=dict)
+    fingerprints: Mapping[Finding, str] = {}
     baseline: bool = False
 
     def json_fields(self, finding: Finding) -> dict[str, object]:

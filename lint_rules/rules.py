@@ -6,13 +6,12 @@ documentation (`python -m lint_rules --explain CODE`, the README table).
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from collections.abc import Sequence
+from typing import NamedTuple
 
 
-@dataclasses.dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     code: str
     why: str = ""
     """For a valid example: why the rule must stay silent."""
@@ -22,8 +21,7 @@ class Example:
         return textwrap.dedent(self.code).lstrip("\n")
 
 
-@dataclasses.dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     summary: str

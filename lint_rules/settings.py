@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+from typing import NamedTuple
 
 from lint_rules.engine import DEFAULT_SOURCE_METHODS
 from lint_rules.rules import ALL_CODES
@@ -10,8 +10,7 @@ from lint_rules.rules import ALL_CODES
 __all__ = ["DEFAULT_SOURCE_METHODS", "Settings"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     select: tuple[str, ...] = ALL_CODES
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -155,7 +154,7 @@ def merged(found: list[tuple[Use, Finding]]) -> list[Finding]:
     use, first = found[0]
     others = [(finding.source_method, finding.origin.line) for finding in findings[1:]]
     message = use.rule.message(use.detail, first.source_method, first.origin.line, first.compiled_region, others)
-    return [dataclasses.replace(first, message=message)]
+    return [first._replace(message=message)]
 
 
 def one_fix(plans: Sequence[FixPlan]) -> bool:
@@ -164,7 +163,7 @@ def one_fix(plans: Sequence[FixPlan]) -> bool:
     first = plans[0]
     if all(plan.safety is FixSafety.NONE for plan in plans):
         return True
-    return all(dataclasses.replace(plan, call=first.call) == first for plan in plans)
+    return all(plan._replace(call=first.call) == first for plan in plans)
 
 
 def finding_key(finding: Finding) -> tuple[int, int, str, int, int]:

@@ -4,7 +4,6 @@ to each, the attributes a method is called on, and the annotations given to them
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.counters import INT_VALUE, CountReader, Function
@@ -13,20 +12,20 @@ from lint_rules.engine.definitions import simple_statements
 TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "arange", "zeros_like", "ones_like"})
 
 
-@dataclasses.dataclass
 class AttributeBindings:
-    values: dict[str, list[ast.expr]] = dataclasses.field(default_factory=dict)
-    """`self.attr = value` (also `+=` and annotated) anywhere in the class."""
-    called: set[str] = dataclasses.field(default_factory=set)
-    """`self.attr.method(...)` or `self.attr[i] = ...` seen: the attribute is an object (not an int)
-    whose contents may change."""
-    annotations: dict[str, ast.expr] = dataclasses.field(default_factory=dict)
-    """`attr: X` in the class body, `self.attr: X = ...` in a method."""
-    contents: dict[str, list[ast.expr | None]] = dataclasses.field(default_factory=dict)
-    """What goes into a container attribute: `self.layers.append(v)`, `.insert(i, v)`, `self.layers[i]
-    = v` give `v`; a method that may put in anything else (`extend`, an unknown one) gives None."""
-    init_keywords: dict[str, list[ast.expr]] = dataclasses.field(default_factory=dict)
-    """The keywords the class passes to a base's `__init__` (`super().__init__(layer_class_to_replicate=X)`)."""
+    def __init__(self) -> None:
+        self.values: dict[str, list[ast.expr]] = {}
+        """`self.attr = value` (also `+=` and annotated) anywhere in the class."""
+        self.called: set[str] = set()
+        """`self.attr.method(...)` or `self.attr[i] = ...` seen: the attribute is an object (not an int)
+        whose contents may change."""
+        self.annotations: dict[str, ast.expr] = {}
+        """`attr: X` in the class body, `self.attr: X = ...` in a method."""
+        self.contents: dict[str, list[ast.expr | None]] = {}
+        """What goes into a container attribute: `self.layers.append(v)`, `.insert(i, v)`, `self.layers[i]
+        = v` give `v`; a method that may put in anything else (`extend`, an unknown one) gives None."""
+        self.init_keywords: dict[str, list[ast.expr]] = {}
+        """The keywords the class passes to a base's `__init__` (`super().__init__(layer_class_to_replicate=X)`)."""
 
 
 def attribute_bindings(cls: ast.ClassDef) -> AttributeBindings:

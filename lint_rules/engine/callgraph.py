@@ -293,7 +293,7 @@ def compiled_names(
     lines = lines_mentioning(text, ["compile"])
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
-    for node in walk_each_once(statements):
+    for node in own_nodes(statements):
         if isinstance(node, ast.Call) and node.args:
             module, _, function = ex.called_name(node).rpartition(".")
             if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
@@ -338,22 +338,16 @@ def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def walk_each_once(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Every node under the roots, each once (a statement that holds another one is walked once)."""
-    seen: set[int] = set()
-    pending = list(roots)
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        yield node
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, ast.AST):
-                pending.append(value)
-            elif isinstance(value, list):
-                pending.extend(item for item in value if isinstance(item, ast.AST))
+def own_nodes(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of each statement (each once) but those of the blocks a compound statement holds:
+    its header, decorators and handlers' types. A statement in a block is a node of its own where
+    it spans a line asked about, so walking the blocks too would only visit nodes of other lines."""
+    for statement in dict.fromkeys(statements):
+        pending: list[ast.AST] = [statement]
+        while pending:
+            node = pending.pop()
+            yield node
+            pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
 
 
 def bound_function(value: ast.expr) -> ast.expr:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import dataclasses
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -23,14 +22,18 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
 
-@dataclasses.dataclass(eq=False, slots=True)
 class Definition:
-    node: DefinitionNode
-    qualname: str
-    enclosing_class: ast.ClassDef | None
-    """The class this is a method of (only for a `def` directly in a class body)."""
-    parent: Definition | None
-    """The enclosing `def` or `class`, None at module level."""
+    __slots__ = ("enclosing_class", "node", "parent", "qualname")
+
+    def __init__(
+        self, node: DefinitionNode, qualname: str, enclosing_class: ast.ClassDef | None, parent: Definition | None
+    ) -> None:
+        self.node = node
+        self.qualname = qualname
+        self.enclosing_class = enclosing_class
+        """The class this is a method of (only for a `def` directly in a class body)."""
+        self.parent = parent
+        """The enclosing `def` or `class`, None at module level."""
 
     @property
     def name(self) -> str:

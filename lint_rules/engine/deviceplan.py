@@ -14,9 +14,9 @@ region) or impossible, use by use. A use that cannot be rewritten says why in it
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from lint_rules.engine.expressions import called_name, dotted_name, method_name
 from lint_rules.engine.source_text import SourceText
@@ -46,8 +46,7 @@ NO_DEVICE_FORM = {
 ONLY_ARANGE = "only the bounds of `torch.arange(start, end, ...)` have a device-preserving rewrite"
 
 
-@dataclasses.dataclass(frozen=True)
-class UseSite:
+class UseSite(NamedTuple):
     """Where a finding's use sits: its node, the statements around it, their parents."""
 
     node: ast.AST
@@ -86,7 +85,7 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
 
 def with_note(plan: FixPlan, why: str) -> FixPlan:
     note = f"not rewritten on the device: {why}"
-    return dataclasses.replace(plan, reason=f"{plan.reason}; {note}" if plan.reason else note)
+    return plan._replace(reason=f"{plan.reason}; {note}" if plan.reason else note)
 
 
 @functools.lru_cache(maxsize=4)

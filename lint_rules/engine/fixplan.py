@@ -7,7 +7,6 @@ same fix availability and safety.
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Callable, Iterator
 
 from lint_rules.engine.definitions import first_line_of
@@ -100,9 +99,9 @@ def plan_fix(
         plan = hoist_plan(call, statement, parents, owner, source, source_methods, hoisted_with)
         if plan.kind is FixKind.NONE and result_targets and isinstance(statement, SIMPLE_BINDINGS):
             plan = guard_plan(call, statement, result_targets, source)
-    plan = dataclasses.replace(plan, scope_lines=scope_lines(owner))
+    plan = plan._replace(scope_lines=scope_lines(owner))
     if plan.kind is not FixKind.NONE and unsafe_because:
-        return dataclasses.replace(plan, safety=FixSafety.UNSAFE, reason=unsafe_because)
+        return plan._replace(safety=FixSafety.UNSAFE, reason=unsafe_because)
     return plan
 
 

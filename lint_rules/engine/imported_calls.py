@@ -16,11 +16,11 @@ on it) is known only by the tables. A module is analyzed at all only when its te
 from __future__ import annotations
 
 import ast
-import dataclasses
 import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.classes import nested_imports
@@ -40,8 +40,7 @@ TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 """The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class ImportedFunction:
+class ImportedFunction(NamedTuple):
     definitions: tuple[Definition, ...]
     run: ModuleRun
     """The run of the callee's module, with its summaries."""

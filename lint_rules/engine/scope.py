@@ -4,8 +4,8 @@ tells before its first statement runs; shared by the state, the uses and the wal
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from lint_rules.engine.definitions import Definition
 
@@ -18,8 +18,7 @@ def nothing_known(key: str) -> str:
     return ""
 
 
-@dataclasses.dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """A function (or the module, or a class body) being walked, with what its header tells."""
 
     name: str

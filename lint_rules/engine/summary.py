@@ -4,19 +4,18 @@ answers): the walk reads them through the run without importing the module that 
 from __future__ import annotations
 
 import ast
-import dataclasses
-from typing import Protocol
+from collections.abc import Mapping
+from typing import NamedTuple, Protocol
 
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.scope import Scope
 from lint_rules.engine.uses import Use
 
 
-@dataclasses.dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     uses: tuple[Use, ...] = ()
     """Every use the walk found (those of real sources are the function's findings)."""
-    parameter_uses: dict[str, Use] = dataclasses.field(default_factory=dict)
+    parameter_uses: Mapping[str, Use] = {}
     parameters_returned: frozenset[str] = frozenset()
     returns_source: bool = False
 

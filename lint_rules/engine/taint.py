@@ -8,7 +8,6 @@ what the name is known to hold (an int, a full tensor, a cache object whose leng
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Iterable
 
 from lint_rules.engine import expressions as ex
@@ -24,38 +23,40 @@ EAGER_ONLY = "<eager only>"
 """A state key set where a test proved that nothing is being compiled (`if not is_compiling():`)."""
 
 
-@dataclasses.dataclass(eq=False)
 class Origin:
     """One source call, e.g. `cache.get_seq_length()` on line 12, or a call of a same-module function
     that returns such a value (`self.past_length()`): what the walk learned about it. Its fix plan is
     made from these facts by `fixplan.origin_fix_plan`, with the run's other origins."""
 
-    call: ast.Call
-    method: str
-    statement: ast.stmt
-    scope: Scope
-    flowed_into: list[ast.expr] = dataclasses.field(default_factory=list)
-    """Targets of its own statement that the value (or a result computed from it) is bound to."""
-    used_in_own_statement: bool = False
-    returned: bool = False
-    """The value leaves the function: a guard would change what every caller gets."""
-    eager_only: bool = False
-    """Bound under `if not torch.compiler.is_compiling():`: a guard there never runs compiled."""
-    reported: bool = False
-    """A finding comes from it, so the fixer acts on its plan."""
+    def __init__(
+        self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False
+    ) -> None:
+        self.call = call
+        self.method = method
+        self.statement = statement
+        self.scope = scope
+        self.flowed_into: list[ast.expr] = []
+        """Targets of its own statement that the value (or a result computed from it) is bound to."""
+        self.used_in_own_statement = False
+        self.returned = False
+        """The value leaves the function: a guard would change what every caller gets."""
+        self.eager_only = eager_only
+        """Bound under `if not torch.compiler.is_compiling():`: a guard there never runs compiled."""
+        self.reported = False
+        """A finding comes from it, so the fixer acts on its plan."""
 
     @property
     def line(self) -> int:
         return self.call.lineno
 
 
-@dataclasses.dataclass(eq=False)
 class ParameterOrigin:
     """A parameter of the function being summarized: where it reaches an int use, a tainted
     argument passed to it is a finding at the caller."""
 
-    name: str
-    position: int
+    def __init__(self, name: str, position: int) -> None:
+        self.name = name
+        self.position = position
 
 
 Taint = frozenset[Origin | ParameterOrigin]
@@ -192,21 +193,34 @@ class State:
             self.paths.adopt(inner.paths, self.live_origins())
 
 
-@dataclasses.dataclass
 class PathFacts:
     """What a path through the function tells beyond taint and kinds."""
 
-    not_none: set[str] = dataclasses.field(default_factory=set)
-    """Keys known not to be None here (`if c is not None:`, `if c:`, `c.x if c is not None else 0`)."""
-    guards: dict[str, Taint] = dataclasses.field(default_factory=dict)
-    """Per key: the source calls that ran only where it was not None (while it has not been rebound):
-    `past = c.get_seq_length() if c is not None else 0` has no such value under `if c is None:`."""
-    flags: dict[str, tuple[ast.expr, frozenset[str]]] = dataclasses.field(default_factory=dict)
-    """A name bound to a test (`is_dynamic = isinstance(c, DynamicCache)`), with the keys the test is
-    about: `if is_dynamic:` narrows like the test would, until one of them is rebound."""
-    asked: dict[str, Taint] = dataclasses.field(default_factory=dict)
-    """Per key: the source calls asked of the object it holds now (`c.get_seq_length()`, until `c`
-    is rebound), on every path."""
+    def __init__(
+        self,
+        not_none: set[str] | None = None,
+        guards: dict[str, Taint] | None = None,
+        flags: dict[str, tuple[ast.expr, frozenset[str]]] | None = None,
+        asked: dict[str, Taint] | None = None,
+    ) -> None:
+        self.not_none = not_none or set()
+        """Keys known not to be None here (`if c is not None:`, `if c:`, `c.x if c is not None else 0`)."""
+        self.guards = guards or {}
+        """Per key: the source calls that ran only where it was not None (while it has not been rebound):
+        `past = c.get_seq_length() if c is not None else 0` has no such value under `if c is None:`."""
+        self.flags = flags or {}
+        """A name bound to a test (`is_dynamic = isinstance(c, DynamicCache)`), with the keys the test is
+        about: `if is_dynamic:` narrows like the test would, until one of them is rebound."""
+        self.asked = asked or {}
+        """Per key: the source calls asked of the object it holds now (`c.get_seq_length()`, until `c`
+        is rebound), on every path."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PathFacts) and self.facts == other.facts
+
+    @property
+    def facts(self) -> tuple[object, ...]:
+        return self.not_none, self.guards, self.flags, self.asked
 
     def __bool__(self) -> bool:
         return bool(self.not_none or self.guards or self.flags or self.asked)

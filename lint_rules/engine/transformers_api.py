@@ -9,13 +9,12 @@ the same order, and the use on the line the entry names.
 
 from __future__ import annotations
 
-import dataclasses
+from typing import NamedTuple
 
 CHECKED_RELEASES = ("5.5.3", "5.24.0")
 
 
-@dataclasses.dataclass(frozen=True)
-class IntParameter:
+class IntParameter(NamedTuple):
     module: str
     function: str
     """`f`, or `Class.method` for a static method called through its class."""

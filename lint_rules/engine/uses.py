@@ -7,7 +7,7 @@ walked are not findings: they become the function's parameter summary (see `summ
 from __future__ import annotations
 
 import ast
-import dataclasses
+from typing import NamedTuple
 
 from lint_rules.engine.scope import Scope
 from lint_rules.engine.taint import Origin, ParameterOrigin, Taint
@@ -15,8 +15,7 @@ from lint_rules.engine.transformers_api import IntParameter
 from lint_rules.rules import RULES, SLG001, SLG002, SLG003, SLG004, SLG005, Rule
 
 
-@dataclasses.dataclass(frozen=True)
-class Passing:
+class Passing(NamedTuple):
     """A length passed down a chain of calls to the function that uses it as an int."""
 
     callees: tuple[str, ...]
@@ -27,8 +26,7 @@ class Passing:
     """Where that use is ("11", or "11 of utils.py")."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Use:
+class Use(NamedTuple):
     node: ast.AST
     rule: Rule
     detail: str
