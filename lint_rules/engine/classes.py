@@ -26,7 +26,6 @@ from lint_rules.engine.caches import (
 from lint_rules.engine.definitions import class_lineage
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import top_level_statements
-from lint_rules.engine.package import subclassed_elsewhere
 
 MAX_MODULE_DEPTH = 4
 
@@ -146,27 +145,11 @@ class ClassFacts:
         if self.in_transformers_table_module() and length_kind_of_transformers_class(cls.name):
             return length_kind_of_transformers_class(cls.name)
         own = self.own_source_method(cls)
-        if own is not None and only_raises(own):
-            return self.overriding_subclasses_kind(cls)
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
             return INT_LENGTH if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
         inherited = self.bases_length_kind(cls)
         return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
-
-    def overriding_subclasses_kind(self, cls: ast.ClassDef) -> str:
-        """The length of a class whose source method only raises (a base left abstract) is its
-        subclasses' overrides: int when the module's subclasses that reach an override all have int
-        lengths and no other module of the package subclasses it."""
-        subclasses = [other for other in self.classes.values() if other is not cls and cls in self.lineage(other)]
-        overriding = [other for other in subclasses if self.source_method_owner(other) is not cls]
-        if not overriding or subclassed_elsewhere(self.path, cls.name):
-            return ""
-        return INT_LENGTH if all(self.length_kind(other) == INT_LENGTH for other in overriding) else ""
-
-    def source_method_owner(self, cls: ast.ClassDef) -> ast.ClassDef | None:
-        """The nearest class of the lineage that defines the source method."""
-        return next((member for member in self.lineage(cls) if self.own_source_method(member) is not None), None)
 
     def keeps_int_state(self, cls: ast.ClassDef) -> bool:
         """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""
@@ -467,12 +450,6 @@ def annotated_classes(annotation: ast.expr | None) -> list[str]:
     if ex.is_none(annotation):
         return []
     return [ex.dotted_name(annotation) or "<unknown>"]
-
-
-def only_raises(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """The body (its docstring aside) is one `raise`: a method left for subclasses to define."""
-    body = function.body[1:] if ast.get_docstring(function, clean=False) is not None else function.body
-    return len(body) == 1 and isinstance(body[0], ast.Raise)
 
 
 def returns_only_ints(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import functools
 import os
-import re
 from pathlib import Path
 from typing import Protocol
 
@@ -73,28 +72,6 @@ def package_files(top: Path) -> tuple[Path, ...]:
         if len(found) > MAX_PACKAGE_FILES:
             return ()
     return tuple(found)
-
-
-def subclassed_elsewhere(path: str, class_name: str) -> bool:
-    """Another module of the package may subclass `class_name` of the module at `path`: its text
-    names it among a class's bases (any class so named counts). Unknown files count as subclassing."""
-    module_name, root = module_name_of(path)
-    if root is None or not module_name:
-        return False
-    files = package_files(root / module_name.split(".")[0])
-    if not files:
-        return "." in module_name  # a package too large to scan, or a namespace package: unknown
-    this_file = Path(path).resolve()
-    pattern = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*\b" + re.escape(class_name.encode()) + rb"\b", re.MULTILINE)
-    return any(file != this_file and names_in_bases(file, class_name, pattern) for file in files)
-
-
-def names_in_bases(file: Path, class_name: str, pattern: re.Pattern[bytes]) -> bool:
-    try:
-        raw = file.read_bytes()
-    except OSError:
-        return True
-    return class_name.encode() in raw and pattern.search(raw) is not None
 
 
 def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:
