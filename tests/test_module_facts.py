@@ -638,8 +638,16 @@ def test_receiver_with_an_int_length_stays_silent(code: str, why: str) -> None:
             cache = make_cache()
             return x[:, cache.get_seq_length():]
         """,
+        """
+        class Wrapper:
+            def get_seq_length(self, layer_idx=0):
+                return self.inner.get_seq_length()
+
+        def trim(cache: Wrapper, x):
+            return x[:, cache.get_seq_length():]
+        """,
     ],
-    ids=["static", "union-with-static", "abstract-cache", "else-branch", "or-chain", "rebound"],
+    ids=["static", "union-with-static", "abstract-cache", "else-branch", "or-chain", "rebound", "delegate-never-bound"],
 )
 def test_receiver_that_may_hold_a_tensor_length_is_still_reported(code: str) -> None:
     assert [code for _, code in codes(code)] == ["SLG002"]

@@ -206,9 +206,8 @@ class ClassFacts:
         receiver = ex.getter_receiver(value)
         if isinstance(receiver, ast.Subscript):
             return self.holds_only_int_length_objects(cls, receiver.value)
-        return receiver is not None and all(
-            self.constructed_kind(bound) == INT_LENGTH for bound in self.attribute_values(cls, receiver)
-        )
+        bound = self.attribute_values(cls, receiver) if receiver is not None else []
+        return bool(bound) and all(self.constructed_kind(value) == INT_LENGTH for value in bound)
 
     def attribute_values(self, cls: ast.ClassDef, node: ast.expr) -> list[ast.expr]:
         """Every value bound to `self.attr` (or `self.attr.other`, through the class `self.attr` is
