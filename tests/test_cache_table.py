@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.engine.caches import CHECKED_RELEASES, INT_LENGTH_CLASSES, TENSOR_LENGTH_CLASSES, WRAPPER_CLASSES
+from lint_rules.engine.caches import (
+    CHECKED_RELEASES,
+    GENERATION_HOOKS,
+    GENERATION_HOOKS_5X,
+    INT_LENGTH_CLASSES,
+    TENSOR_LENGTH_CLASSES,
+    WRAPPER_CLASSES,
+)
 
 pytestmark = pytest.mark.runtime
 
@@ -100,3 +107,28 @@ def test_a_wrapper_has_the_length_of_its_first_cache(version: str) -> None:
         first = pair.split(",")[0]
         assert type_name == ("int" if first in INT_LENGTH_CLASSES else "Tensor"), f"{pair} in {version}"
     assert probed["legacy_wrapped"] == "int"
+
+
+GENERATION_PROBE = """
+import inspect, json, transformers
+from transformers.generation.utils import GenerationMixin
+
+own = [
+    name
+    for name, value in vars(GenerationMixin).items()
+    if inspect.isfunction(value) or isinstance(value, (staticmethod, classmethod))
+]
+print(json.dumps({"version": transformers.__version__, "methods": sorted(own)}))
+"""
+
+
+@pytest.mark.parametrize("version", CHECKED_RELEASES)
+def test_every_generation_method_of_a_release_is_a_host_hook(version: str) -> None:
+    """A function installed under a name of `GENERATION_HOOKS` is taken as host code: every method
+    a 5.x release's `GenerationMixin` defines is among the table's 5.x names."""
+    code = f"import sys; sys.path[:0] = {release_path(version)!r}\n{GENERATION_PROBE}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    probed = json.loads(result.stdout.strip().splitlines()[-1])
+    assert probed["version"] == version
+    assert set(probed["methods"]) <= GENERATION_HOOKS_5X, set(probed["methods"]) - GENERATION_HOOKS_5X
+    assert GENERATION_HOOKS_5X <= GENERATION_HOOKS

@@ -111,7 +111,7 @@ def codes(code: str) -> list[tuple[int, str]]:
 
             compiled_step = torch.compile(step)
             """,
-            "`step` is compiled, or installed on a model, in this module",
+            "`step` is compiled, or installed on an object, in this module",
             id="passed-to-torch-compile",
         ),
         pytest.param(
@@ -122,7 +122,7 @@ def codes(code: str) -> list[tuple[int, str]]:
 
             Model.forward = fast_forward
             """,
-            "`fast_forward` is compiled, or installed on a model, in this module",
+            "`fast_forward` is compiled, or installed on an object, in this module",
             id="installed-as-forward",
         ),
         pytest.param(
@@ -135,7 +135,7 @@ def codes(code: str) -> list[tuple[int, str]]:
                 def __enter__(self):
                     self._model._update_causal_mask = types.MethodType(_update_causal_mask_patched, self._model)
             """,
-            "`_update_causal_mask_patched` is compiled, or installed on a model, in this module",
+            "`_update_causal_mask_patched` is compiled, or installed on an object, in this module",
             id="installed-as-a-method-the-forward-calls",
         ),
         pytest.param(
@@ -148,8 +148,35 @@ def codes(code: str) -> list[tuple[int, str]]:
                 for layer in model.layers:
                     setattr(layer.attn, "rotary", functools.partial(rotary, layer.attn))
             """,
-            "`rotary` is compiled, or installed on a model, in this module",
+            "`rotary` is compiled, or installed on an object, in this module",
             id="installed-by-setattr",
+        ),
+        pytest.param(
+            """
+            class Patches:
+                def patched(self, cache, x):
+                    n = cache.get_seq_length()
+                    return x[:, n:]
+
+            def install(model, name):
+                model.forward, model.extra = (Patches.patched, None)
+                setattr(model, name, Patches().patched.__get__(model))
+            """,
+            "`patched` is compiled, or installed on an object, in this module",
+            id="installed-through-a-tuple-a-class-attribute-or-a-computed-name",
+        ),
+        pytest.param(
+            """
+            ATTENTION_FUNCTIONS = {}
+
+            def sdpa_attention(module, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            ATTENTION_FUNCTIONS["sdpa"] = sdpa_attention
+            """,
+            "`sdpa_attention` is compiled, or installed on an object, in this module",
+            id="installed-in-a-table",
         ),
         pytest.param(
             """
@@ -216,6 +243,20 @@ def test_a_generation_hook_installed_on_a_model_stays_host_code() -> None:
     )
     assert finding.compiled_region == ""
     assert finding.fix.safety is FixSafety.SAFE
+
+
+def test_a_generation_method_replaced_on_the_mixin_stays_host_code() -> None:
+    """optimum-habana style: the upstream bug's own site, `_prefill`, replaced on `GenerationMixin`."""
+    [finding] = findings(
+        """
+        def gaudi_prefill(self, input_ids, model_kwargs):
+            past_length = model_kwargs["past_key_values"].get_seq_length()
+            return input_ids[:, past_length:]
+
+        GenerationMixin._prefill = gaudi_prefill
+        """
+    )
+    assert finding.compiled_region == ""
 
 
 def test_a_method_named_like_a_forward_is_host_code_unless_a_region_calls_it() -> None:
@@ -724,7 +765,7 @@ def test_a_function_bound_as_a_forward_is_compiled() -> None:
             model.forward = types.MethodType(patched, model)
         """
     )
-    assert finding.compiled_region == "`patched` is compiled, or installed on a model, in this module"
+    assert finding.compiled_region == "`patched` is compiled, or installed on an object, in this module"
 
 
 def test_a_guard_under_not_is_compiling_is_safe_in_a_forward() -> None:

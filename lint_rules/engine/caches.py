@@ -47,18 +47,82 @@ CACHE_METHODS_CALLED_FROM_FORWARD = frozenset(
 )
 """Cache methods that attention and mask code run inside a model's `forward` (so inside its graph)."""
 
-GENERATION_HOOKS = frozenset(
+GENERATION_HOOKS_5X = frozenset(
     {
-        "prepare_inputs_for_generation",
-        "_update_model_kwargs_for_generation",
-        "_reorder_cache",
-        "_get_initial_cache_position",
+        "_assisted_decoding",
+        "_beam_search",
+        "_beam_search_has_unfinished_sequences",
+        "_check_early_stop_heuristic",
+        "_expand_inputs_for_generation",
+        "_expand_multimodal_outputs",
+        "_extract_generation_mode_kwargs",
+        "_flatten_beam_dim",
+        "_gather_beams",
+        "_get_candidate_generator",
+        "_get_deprecated_gen_repo",
+        "_get_logits_processor",
+        "_get_running_beams_for_next_iteration",
+        "_get_static_cache_init_shape",
+        "_get_stopping_criteria",
+        "_get_top_k_continuations",
+        "_has_unfinished_sequences",
+        "_maybe_initialize_input_ids_for_generation",
+        "_maybe_prepare_encoder_kwargs_for_generation",
+        "_merge_criteria_processor_list",
+        "_optimize_model_for_decode",
+        "_prefill",
+        "_prepare_attention_mask_for_generation",
+        "_prepare_cache_for_generation",
+        "_prepare_decoder_input_ids_for_generation",
+        "_prepare_encoder_decoder_kwargs_for_generation",
+        "_prepare_generated_length",
+        "_prepare_generation_config",
+        "_prepare_model_inputs",
+        "_prepare_multimodal_encoder_kwargs_for_generation",
         "_prepare_position_ids_for_generation",
+        "_prepare_special_tokens",
+        "_prepare_static_cache",
+        "_prepare_text_encoder_decoder_kwargs_for_generation",
+        "_sample",
+        "_supports_default_dynamic_cache",
+        "_supports_logits_to_keep",
+        "_supports_mm_encoder_outputs",
+        "_unflatten_beam_dim",
+        "_update_finished_beams",
+        "_update_model_kwargs_for_generation",
+        "_valid_auto_compile_criteria",
+        "_validate_generated_length",
+        "_validate_generation_mode",
+        "_validate_model_kwargs",
+        "adjust_generation_fn",
+        "compute_transition_scores",
         "generate",
+        "heal_tokens",
+        "load_custom_generate",
+        "prepare_inputs_for_generation",
     }
 )
-"""Methods of transformers' `GenerationMixin` that packages replace on a model and that the generation
-loop calls on the host, between forwards."""
+"""The methods transformers 5.x's `GenerationMixin` defines (5.5.3 and 5.24.0, checked against each release
+by `tests/test_cache_table.py`): the generation loop runs them on the host, between forwards."""
+
+GENERATION_HOOKS = GENERATION_HOOKS_5X | frozenset(
+    {
+        "_constrained_beam_search",
+        "_contrastive_search",
+        "_dola_decoding",
+        "_get_cache",
+        "_get_initial_cache_position",
+        "_group_beam_search",
+        "_reorder_cache",
+        "_temporary_reorder_cache",
+        "beam_search",
+        "greedy_search",
+        "sample",
+    }
+)
+"""Generation methods a package may replace on a model (`model.prepare_inputs_for_generation = fn`,
+`GenerationMixin._prefill = gaudi_prefill`), 4.x ones included: installed under these names, a function
+runs on the host."""
 
 TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 """Where the table's names mean transformers' own classes."""

@@ -31,7 +31,7 @@ from lint_rules.engine.definitions import (
     simple_statements,
     statements_at_lines,
 )
-from lint_rules.engine.module_text import lines_mentioning
+from lint_rules.engine.module_text import lines_matching, lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
 
 MAX_CALL_DEPTH = 12
@@ -231,7 +231,7 @@ class CallGraph:
             if region:
                 return region
         if definition.name in self.names_compiled_in_module():
-            return f"`{definition.name}` is compiled, or installed on a model, in this module"
+            return f"`{definition.name}` is compiled, or installed on an object, in this module"
         return ""
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
@@ -302,40 +302,73 @@ def compiled_names(
 
 
 def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) -> Iterator[str]:
-    """Functions of the module that patching code installs as an attribute of an object or a class:
-    `obj.forward = fn`, `model._update_causal_mask = types.MethodType(fn, model)`, `Model.f =
-    functools.partial(fn, ...)`, `setattr(obj, "f", fn)`. The model's own code calls them from its
-    `forward`, so they run compiled, unless installed as a generation hook, which runs on the host."""
+    """Functions of the module that code installs as an attribute or an item of an object (a model, a
+    class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
+    types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, name, fn)`,
+    `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so they count as
+    compiled, unless installed as a generation method (`GENERATION_HOOKS`), which runs on the host."""
     lines = sorted(
-        {line_of(text, match.start()) for match in INSTALLED_VALUE.finditer(text) if match["name"] in functions}
-        | set(lines_mentioning(text, ["setattr("]))
+        set(lines_matching(text, ATTRIBUTE_OR_ITEM_ASSIGNMENT))
+        | set(lines_mentioning(text, ["setattr(", ".forward", "MethodType", "partial("]))
     )
     at_lines = statements_at_lines(tree.body, lines)
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
         for attribute, value in installations(statement):
-            installed = ex.dotted_name(bound_function(value))
-            if installed in functions and attribute not in GENERATION_HOOKS:
-                yield installed
+            if attribute not in GENERATION_HOOKS:
+                yield from (name for name in functions_in(value) if name in functions)
 
 
-INSTALLED_VALUE = re.compile(r"[^=!<>]=\s*(?:[\w.]*(?:MethodType|partial)\(\s*)?(?P<name>\w+)\s*(?:[,)#\n]|$)")
-"""Where an assignment's value is a bare name, or the first argument of `MethodType`/`partial`."""
+ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[ \t]*(?=[^=\n]*[.\]][^=\n]*(?<![=!<>])=(?!=))", re.MULTILINE)
+"""A line that starts an assignment with a `.` or `]` before its `=` (`obj.f = ...`, `t["k"] = ...`)."""
 
 
 def installations(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
-    """(attribute name, value) for `x.attr = value` and `setattr(x, "attr", value)`."""
-    if isinstance(statement, ast.Assign):
-        for target in statement.targets:
-            if isinstance(target, ast.Attribute):
-                yield target.attr, statement.value
-    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        call = statement.value
-        if ex.called_name(call) == "setattr" and len(call.args) == 3 and isinstance(call.args[1], ast.Constant):
-            yield str(call.args[1].value), call.args[2]
+    """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
+    and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`; the name is ""
+    where it cannot be read."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            yield from bound_members(target, statement.value)
+    for node in own_nodes([statement]):
+        if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
+            name = node.args[1]
+            yield (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else ""), node.args[2]
 
 
-def line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value] * len(target.elts)
+        if len(values) != len(target.elts):
+            values = [value] * len(target.elts)
+        for element, element_value in zip(target.elts, values, strict=True):
+            yield from bound_members(element, element_value)
+    elif isinstance(target, ast.Attribute):
+        yield target.attr, value
+    elif isinstance(target, ast.Subscript):
+        key = target.slice
+        yield (key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""), value
+
+
+def functions_in(value: ast.expr, in_lambda: bool = False) -> Iterator[str]:
+    """The names a value may hand over as a function: every name and attribute in it (`fn`,
+    `self._patched`, `types.MethodType(fn, model)`, `fn.__get__(model)`, `a if flag else b`), except
+    the functions it calls to build the value, outside a lambda (`make(x)` hands over what `make`
+    returns)."""
+    if isinstance(value, ast.Name):
+        yield value.id
+    elif isinstance(value, ast.Attribute):
+        yield value.attr
+    if isinstance(value, ast.Call) and not in_lambda:
+        children: list[ast.AST] = [*value.args, *(keyword.value for keyword in value.keywords)]
+        if not isinstance(value.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
+            children.append(value.func.value if isinstance(value.func, ast.Attribute) else value.func)
+    else:
+        children = list(ast.iter_child_nodes(value))
+    inside_lambda = in_lambda or isinstance(value, ast.Lambda)
+    for child in children:
+        if isinstance(child, ast.expr):
+            yield from functions_in(child, inside_lambda)
 
 
 def own_nodes(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:
