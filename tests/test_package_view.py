@@ -496,11 +496,18 @@ def test_a_helper_called_through_its_module_from_a_forward_is_compiled(tmp_path:
     assert ".item()" not in fixed.split("def trim")[0]
 
 
-@pytest.mark.parametrize("imports", ["from tiny import positions", "from . import positions"])
+@pytest.mark.parametrize(
+    ("imports", "call"),
+    [
+        ("from tiny import positions", "positions"),
+        ("from . import positions", "positions"),
+        ("import tiny", "tiny.positions"),
+    ],
+)
 def test_a_helper_re_exported_by_the_package_and_called_from_a_forward_is_compiled(
-    tmp_path: Path, imports: str
+    tmp_path: Path, imports: str, call: str
 ) -> None:
-    modeling = MODELING.replace("from .rope import positions", imports)
+    modeling = MODELING.replace("from .rope import positions", imports).replace("positions(cache", f"{call}(cache")
     package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION})
     (package / "__init__.py").write_text("from .rope import positions, trim\n")
     findings = check_path(str(package / "rope.py"), Settings()).findings

@@ -388,6 +388,23 @@ REPORTED = [
     ),
     pytest.param(
         """
+        DEBUG = False
+
+        def prepare(input_ids, cache):
+            DEBUG = True
+
+            class Holder:
+                if DEBUG:
+                    past = cache.get_seq_length()
+                    kept = input_ids[:, past:]
+
+            return Holder.kept
+        """,
+        [(9, "SLG002")],
+        id="module-constant-rebound-around-a-class-body",
+    ),
+    pytest.param(
+        """
         from transformers import DynamicCache
 
         def prepare(input_ids, cache, other):

@@ -46,9 +46,12 @@ class ModuleFacts:
         return module_constants(self.tree, self.source.text)
 
     def function_constants(self, function: ast.AST, enclosing: Definition | None = None) -> dict[str, object]:
-        """The names whose value is known everywhere in `function` (see `module_text.function_constants`),
-        found once per function; a nested function sees those of its `enclosing` function (a class
-        body in between is skipped: its names are not visible there), not the module's it rebinds."""
+        """The names whose value is known everywhere in `function` or a class body (see
+        `module_text.function_constants`), found once per scope. Nested in a function, it starts from
+        that function's known names (a module constant the function rebinds is no longer one, a
+        constant it binds is); a class body in between is skipped, its names are not visible there.
+        (Only the scope's own lines and the module's constants are looked for in its tests: see
+        `FunctionWalker.known_truth`.)"""
         if id(function) not in self._function_constants:
             while enclosing is not None and not enclosing.is_function:
                 enclosing = enclosing.parent

@@ -5,10 +5,11 @@ module reaches may still be called from a compiled `forward` in another module o
 Only module-level functions are followed, through `from ... import name` (absolute or relative)
 or a name bound to their module (`from . import rope` ... `rope.f()`, `import pkg.rope as r` ...
 `r.f()`, `import pkg.rope` ... `pkg.rope.f()`), also when a package's `__init__.py` re-exports it
-under its own name (`from pkg import f`), in the other modules of the same top package, and one
-module away: the callers' own compiled reach is judged within their module. Files are found by their text (the function's name) before
-they are parsed, and each is parsed once while it stays among the most recently used
-(`imports.parsed_module`).
+under its own name (`from pkg import f`, `import pkg` ... `pkg.f()`; not through `import *`, an
+assignment or another name), in the other modules of the same top package, and one module away:
+the callers' own compiled reach is judged within their module. Files are found by their text (the
+function's name) before they are parsed, and each is parsed once while it stays among the most
+recently used (`imports.parsed_module`).
 """
 
 from __future__ import annotations
@@ -95,7 +96,10 @@ def compiled_call_in(file: Path, module_name: str, function_name: str, graph_typ
         or re_export_source(origin, root, RE_EXPORT_HOPS) == (module_name, function_name)
     }
     modules = {
-        local for local, module in bound_modules(tree, other_module, is_package).items() if module == module_name
+        local
+        for local, module in bound_modules(tree, other_module, is_package).items()
+        if module == module_name
+        or re_export_source((module, function_name), root, RE_EXPORT_HOPS) == (module_name, function_name)
     }
     if not local_names and not modules:
         return ""

@@ -178,7 +178,7 @@ class FunctionWalker(ValueWalker):
             return static_truth(test, {})
         if self.constants is None:
             owner = self.scope.body_owner
-            own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
             self.constants = (
                 self.module.function_constants(owner, self.enclosing_definition())
                 if own_names
@@ -187,9 +187,9 @@ class FunctionWalker(ValueWalker):
         return static_truth(test, self.constants)
 
     def enclosing_definition(self) -> Definition | None:
-        """The definition around the scope's body: the `def` or class the scope's own `def` is nested
-        in, or (a lambda's scope) the definition the lambda is written in."""
-        definition = self.scope.definition
+        """The definition around the scope's body: the `def` or class the scope's own `def` or class
+        is nested in, or (a lambda's scope) the definition the lambda is written in."""
+        definition = self.scope.definition or self.module.definitions.of(self.scope.body_owner)
         if definition is None or definition.node is not self.scope.body_owner:
             return definition
         return definition.parent
