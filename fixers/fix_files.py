@@ -49,7 +49,7 @@ class FileOutcome:
         return bool(self.applied)
 
     def is_fixed(self, finding: Finding) -> bool:
-        return finding.fix in self.applied
+        return all(plan in self.applied for plan in finding.plans)
 
 
 def fix_paths(paths: Sequence[str], settings: Settings, mode: Mode, jobs: int) -> Iterator[FileOutcome]:

@@ -16,7 +16,7 @@ from lint_rules.settings import Settings
 
 def applicable_plans(findings: Sequence[Finding], unsafe_fixes: bool) -> list[FixPlan]:
     """The distinct fix plans behind the findings that this run may apply."""
-    plans = {finding.fix: None for finding in findings if is_applicable(finding.fix, unsafe_fixes)}
+    plans = {plan: None for finding in findings for plan in finding.plans if is_applicable(plan, unsafe_fixes)}
     return sorted(plans, key=lambda plan: (plan.statement.line, plan.call.line, plan.call.col))
 
 

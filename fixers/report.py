@@ -37,17 +37,25 @@ class Report:
         return "".join(f"{finding.text()} [{self.status(outcome, finding)}]\n" for finding in outcome.findings)
 
     def status(self, outcome: FileOutcome, finding: Finding) -> str:
+        verb = "fixed" if self.mode is Mode.WRITE else "fixable"
         if outcome.is_fixed(finding):
-            return "fixed" if self.mode is Mode.WRITE else "fixable"
+            return verb
+        applied = sum(plan in outcome.applied for plan in finding.plans)
+        partly = f"partly {verb} ({applied} of {len(finding.plans)} values guarded); " if applied else ""
         if finding.fix.safety is FixSafety.UNSAFE:
-            return "unsafe fix, not applied without --unsafe-fixes: " + finding.fix.reason.split(";")[0]
+            return f"{partly}unsafe fix, not applied without --unsafe-fixes: " + finding.fix.reason.split(";")[0]
         if finding.fix.safety is FixSafety.NONE:
-            return f"no automatic fix: {finding.fix.reason}"
+            return f"{partly}no automatic fix: {finding.fix.reason}"
         return "not fixed: the file could not be rewritten"
 
     def render(self, fmt: str) -> str:
         findings = [finding for outcome in self.outcomes_with_findings for finding in outcome.findings]
-        applied = {(outcome.path, plan) for outcome in self.outcomes_with_findings for plan in outcome.applied}
+        fixed = {
+            (outcome.path, finding)
+            for outcome in self.outcomes_with_findings
+            for finding in outcome.findings
+            if outcome.is_fixed(finding)
+        }
         fingerprints = {
             key: value for outcome in self.outcomes_with_findings for key, value in outcome.fingerprints.items()
         }
@@ -55,11 +63,11 @@ class Report:
             (outcome.path, line): text for outcome in self.outcomes_with_findings for line, text in outcome.origin_lines
         }
         if fmt in ("github", "sarif"):
-            findings = [finding for finding in findings if (finding.path, finding.fix) not in applied]
+            findings = [finding for finding in findings if (finding.path, finding) not in fixed]
         return render(
             findings,
             fmt,
-            applied=lambda finding: (finding.path, finding.fix) in applied,
+            applied=lambda finding: (finding.path, finding) in fixed,
             source_line=lambda path, line: lines.get((path, line), ""),
             fingerprints=fingerprints,
             baseline=self.baseline,

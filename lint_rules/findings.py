@@ -98,8 +98,16 @@ class Finding(NamedTuple):
     compiled_region: str
     """Empty when the use runs on the host; else why it counts as compiled."""
     fix: FixPlan
+    """The plan for the value of `origin`; where several values reach the place, the least safe one."""
     function: str = ""
     """Qualified name of the enclosing function, e.g. "GenerationMixin._prefill"."""
+    other_fixes: tuple[FixPlan, ...] = ()
+    """The plans for the other values that reach the same place (bound on two branches), each its own
+    edit: the finding is fixed when all of its plans are applied."""
+
+    @property
+    def plans(self) -> tuple[FixPlan, ...]:
+        return (self.fix, *self.other_fixes)
 
     @property
     def line(self) -> int:

@@ -4,10 +4,14 @@ reaches it, and a length passed down several calls read as one chain."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
+
+import pytest
 
 from fixers.fix_files import fix_text
+from fixers.rewrite import main as fix_main
 from lint_rules.engine import analyze_source
-from lint_rules.findings import Finding
+from lint_rules.findings import Finding, FixSafety
 from lint_rules.settings import Settings
 
 
@@ -59,8 +63,9 @@ def test_origins_on_several_lines_and_methods_are_named() -> None:
     assert "from `get_seq_length()` on line 3 and `get_query_offset()` on line 5 used as" in finding.message
 
 
-def test_values_bound_on_two_branches_keep_a_finding_each() -> None:
-    """Each needs its own guard: one finding would give the fixer only one of the two plans."""
+def test_values_bound_on_two_branches_are_one_finding_with_a_plan_each() -> None:
+    """One finding per place and rule; each value needs its own guard, so the finding carries both
+    plans and the fixer applies both."""
     code = """
         import torch
 
@@ -71,10 +76,38 @@ def test_values_bound_on_two_branches_keep_a_finding_each() -> None:
                 past = b.get_seq_length()
             return ids[:, past:]
         """
-    assert [(finding.line, finding.origin.line) for finding in findings(code)] == [(8, 5), (8, 7)]
+    [finding] = findings(code)
+    assert (finding.line, finding.origin.line) == (8, 5)
+    assert "from 2 calls of `get_seq_length()` on lines 5 and 7 used as" in finding.message
+    assert [plan.statement.line for plan in finding.plans] == [5, 7]
     fixed = fix_text("m.py", source(code), Settings())
     assert fixed.count("int(past.item())") == 2
     assert fix_text("m.py", fixed, Settings()) == fixed
+
+
+def test_a_finding_whose_values_are_fixable_in_part_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The value bound on a one-line block has no automatic fix; the other one is guarded, and the
+    finding stays, led by the plan that could not be applied."""
+    code = """
+        import torch
+
+        def update(a, b, x, ids):
+            if x: past = a.get_seq_length()
+            else:
+                past = b.get_seq_length()
+            return ids[:, past:]
+        """
+    [finding] = findings(code)
+    assert [plan.safety for plan in finding.plans] == [FixSafety.NONE, FixSafety.SAFE]
+    fixed = fix_text("m.py", source(code), Settings())
+    assert fixed.count("int(past.item())") == 1
+    [left] = findings(fixed)
+    assert left.plans == (left.fix,) and left.fix.safety is FixSafety.NONE
+    path = tmp_path / "m.py"
+    path.write_text(source(code))
+    assert fix_main(["--diff", str(path)]) == 1
+    printed = capsys.readouterr()
+    assert "[partly fixable (1 of 2 values guarded); no automatic fix:" in printed.out + printed.err
 
 
 def test_the_merged_finding_is_fixed_once() -> None:

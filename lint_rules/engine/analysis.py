@@ -138,23 +138,30 @@ def to_findings(uses: Iterable[Use], run: ModuleRun, path: str) -> Iterator[Find
             pair = (use, to_finding(use, use.origin, run, path))
             at_place.setdefault((id(use.node), use.rule.code), []).append(pair)
     for found in at_place.values():
-        yield from merged(found)
+        yield merged(found)
 
 
-def merged(found: list[tuple[Use, Finding]]) -> list[Finding]:
-    """One finding per place and rule, naming every source call whose value reaches it, where one fix
-    serves them all (`a.get_seq_length() if x else b.get_seq_length()`). Values that need fixes of
-    their own (bound on two branches) stay one finding each, so that the fixer gets every plan."""
+def merged(found: list[tuple[Use, Finding]]) -> Finding:
+    """One finding per place and rule, naming every source call whose value reaches it. Values that
+    one edit serves (`a.get_seq_length() if x else b.get_seq_length()`) share its plan; values bound
+    apart (on two branches) keep theirs as `other_fixes`, the least safe plan leading."""
     found = sorted(
         {finding_key(finding): (use, finding) for use, finding in found}.values(), key=lambda f: finding_key(f[1])
     )
+    if len(found) == 1:
+        return found[0][1]
     findings = [finding for _, finding in found]
-    if len(findings) == 1 or not one_fix([finding.fix for finding in findings]):
-        return findings
-    use, first = found[0]
-    others = [(finding.source_method, finding.origin.line) for finding in findings[1:]]
+    use, first = min(found, key=lambda pair: SAFETY_ORDER.index(pair[1].fix.safety))
+    others = [(finding.source_method, finding.origin.line) for finding in findings if finding is not first]
     message = use.rule.message(use.detail, first.source_method, first.origin.line, first.compiled_region, others)
-    return [first._replace(message=message)]
+    plans = dict.fromkeys(finding.fix for finding in findings if finding is not first)
+    plans.pop(first.fix, None)
+    other_fixes = () if one_fix([finding.fix for finding in findings]) else tuple(plans)
+    return first._replace(message=message, other_fixes=other_fixes)
+
+
+SAFETY_ORDER = (FixSafety.NONE, FixSafety.UNSAFE, FixSafety.SAFE)
+"""Which plan leads a finding that several values reach: the one furthest from an automatic fix."""
 
 
 def one_fix(plans: Sequence[FixPlan]) -> bool:
