@@ -245,6 +245,27 @@ def test_a_generation_hook_installed_on_a_model_stays_host_code() -> None:
     assert finding.fix.safety is FixSafety.SAFE
 
 
+def test_a_generation_method_kept_under_another_name_stays_host_code() -> None:
+    """peft: `self.base_model_prepare_inputs_for_generation = self.base_model.prepare_inputs_for_generation`
+    keeps the base model's method to call it from its own, which the generation loop runs."""
+    [finding] = findings(
+        """
+        class PeftModel:
+            def __init__(self, base_model):
+                self.base_model_prepare_inputs_for_generation = base_model.prepare_inputs_for_generation
+                base_model.prepare_inputs_for_generation = self.prepare_inputs_for_generation
+
+            def prepare_inputs_for_generation(self, input_ids, past_key_values=None):
+                model_kwargs = self.base_model_prepare_inputs_for_generation(input_ids)
+                if past_key_values.get_seq_length() >= input_ids.shape[1]:
+                    model_kwargs["input_ids"] = input_ids[:, -1:]
+                return model_kwargs
+        """
+    )
+    assert finding.compiled_region == ""
+    assert finding.fix.safety is FixSafety.SAFE
+
+
 def test_a_generation_method_replaced_on_the_mixin_stays_host_code() -> None:
     """optimum-habana style: the upstream bug's own site, `_prefill`, replaced on `GenerationMixin`."""
     [finding] = findings(

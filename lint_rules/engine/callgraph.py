@@ -306,7 +306,9 @@ def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) 
     class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
     types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, name, fn)`,
     `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so they count as
-    compiled, unless installed as a generation method (`GENERATION_HOOKS`), which runs on the host."""
+    compiled, unless installed as, or named as, a generation method (`GENERATION_HOOKS`: peft keeps
+    the base model's `prepare_inputs_for_generation` as `self.base_model_prepare_inputs_for_generation`),
+    which runs on the host."""
     lines = sorted(
         set(lines_matching(text, ATTRIBUTE_OR_ITEM_ASSIGNMENT))
         | set(lines_mentioning(text, ["setattr(", ".forward", "MethodType", "partial("]))
@@ -315,7 +317,7 @@ def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) 
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
         for attribute, value in installations(statement):
             if attribute not in GENERATION_HOOKS:
-                yield from (name for name in functions_in(value) if name in functions)
+                yield from (name for name in functions_in(value) if name in functions and name not in GENERATION_HOOKS)
 
 
 ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[ \t]*(?=[^=\n]*[.\]][^=\n]*(?<![=!<>])=(?!=))", re.MULTILINE)
