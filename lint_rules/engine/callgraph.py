@@ -16,6 +16,7 @@ doubt, a fix is unsafe.
 from __future__ import annotations
 
 import ast
+import bisect
 import collections
 import re
 from collections.abc import Iterable, Iterator
@@ -312,24 +313,37 @@ def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) 
         | set(lines_mentioning(text, ["setattr(", ".forward", "MethodType", "partial("]))
     )
     at_lines = statements_at_lines(tree.body, lines)
+    setattr_lines = lines_mentioning(text, ["setattr"])
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
-        for attribute, value in installations(statement):
+        may_call_setattr = spans_any(statement, setattr_lines)
+        for attribute, value in installations(statement, may_call_setattr):
             if attribute not in GENERATION_HOOKS:
                 yield from (name for name in functions_in(value) if name in functions)
 
 
-ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[ \t]*(?=[^=\n]*[.\]][^=\n]*(?<![=!<>])=(?!=))", re.MULTILINE)
-"""A line that starts an assignment with a `.` or `]` before its `=` (`obj.f = ...`, `t["k"] = ...`)."""
+ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[^=\n.\]]*[.\]][^=\n]*(?<![!<>])=(?!=)", re.MULTILINE)
+"""A line that starts an assignment with a `.` or `]` before its `=` (`obj.f = ...`, `t["k"] = ...`):
+its first `=` is not part of `==`, `!=`, `<=` or `>=`. Written so that it never backtracks over a
+line more than once (the first `.` or `]`, then the first `=`)."""
 
 
-def installations(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
+    """Whether one of the sorted `lines` lies within the statement (its first line to its last)."""
+    index = bisect.bisect_left(lines, statement.lineno)
+    return index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno)
+
+
+def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple[str, ast.expr]]:
     """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
     and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`; the name is ""
-    where it cannot be read."""
+    where it cannot be read. `may_call_setattr` False (no line of the statement says `setattr`) skips
+    the search for the call."""
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:
             yield from bound_members(target, statement.value)
+    if not may_call_setattr:
+        return
     for node in own_nodes([statement]):
         if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
             name = node.args[1]
