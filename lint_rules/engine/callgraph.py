@@ -318,7 +318,7 @@ def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) 
         may_call_setattr = spans_any(statement, setattr_lines)
         for attribute, value in installations(statement, may_call_setattr):
             if attribute not in GENERATION_HOOKS:
-                yield from (name for name in functions_in(value) if name in functions)
+                yield from functions_in(value) & functions
 
 
 ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[^=\n.\]]*[.\]][^=\n]*(?<![!<>])=(?!=)", re.MULTILINE)
@@ -364,25 +364,28 @@ def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.
         yield (key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""), value
 
 
-def functions_in(value: ast.expr, in_lambda: bool = False) -> Iterator[str]:
+def functions_in(value: ast.expr) -> set[str]:
     """The names a value may hand over as a function: every name and attribute in it (`fn`,
     `self._patched`, `types.MethodType(fn, model)`, `fn.__get__(model)`, `a if flag else b`), except
     the functions it calls to build the value, outside a lambda (`make(x)` hands over what `make`
     returns)."""
-    if isinstance(value, ast.Name):
-        yield value.id
-    elif isinstance(value, ast.Attribute):
-        yield value.attr
-    if isinstance(value, ast.Call) and not in_lambda:
-        children: list[ast.AST] = [*value.args, *(keyword.value for keyword in value.keywords)]
-        if not isinstance(value.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
-            children.append(value.func.value if isinstance(value.func, ast.Attribute) else value.func)
-    else:
-        children = list(ast.iter_child_nodes(value))
-    inside_lambda = in_lambda or isinstance(value, ast.Lambda)
-    for child in children:
-        if isinstance(child, ast.expr):
-            yield from functions_in(child, inside_lambda)
+    found: set[str] = set()
+    pending: list[tuple[ast.expr, bool]] = [(value, False)]
+    while pending:
+        node, in_lambda = pending.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        if isinstance(node, ast.Call) and not in_lambda:
+            children: list[ast.AST] = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if not isinstance(node.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
+                children.append(node.func.value if isinstance(node.func, ast.Attribute) else node.func)
+        else:
+            children = list(ast.iter_child_nodes(node))
+        inside_lambda = in_lambda or isinstance(node, ast.Lambda)
+        pending.extend((child, inside_lambda) for child in children if isinstance(child, ast.expr))
+    return found
 
 
 def own_nodes(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:
