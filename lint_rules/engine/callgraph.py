@@ -16,6 +16,7 @@ doubt, a fix is unsafe.
 from __future__ import annotations
 
 import ast
+import bisect
 import collections
 import re
 from collections.abc import Iterable, Iterator
@@ -314,24 +315,37 @@ def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) 
         | set(lines_mentioning(text, ["setattr(", ".forward", "MethodType", "partial("]))
     )
     at_lines = statements_at_lines(tree.body, lines)
+    setattr_lines = lines_mentioning(text, ["setattr"])
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
-        for attribute, value in installations(statement):
+        may_call_setattr = spans_any(statement, setattr_lines)
+        for attribute, value in installations(statement, may_call_setattr):
             if attribute not in GENERATION_HOOKS:
-                yield from (name for name in functions_in(value) if name in functions and name not in GENERATION_HOOKS)
+                yield from (functions_in(value) & functions) - GENERATION_HOOKS
 
 
-ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[ \t]*(?=[^=\n]*[.\]][^=\n]*(?<![=!<>])=(?!=))", re.MULTILINE)
-"""A line that starts an assignment with a `.` or `]` before its `=` (`obj.f = ...`, `t["k"] = ...`)."""
+ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[^=\n.\]]*[.\]][^=\n]*(?<![!<>])=(?!=)", re.MULTILINE)
+"""A line that starts an assignment with a `.` or `]` before its `=` (`obj.f = ...`, `t["k"] = ...`):
+its first `=` is not part of `==`, `!=`, `<=` or `>=`. Written so that it never backtracks over a
+line more than once (the first `.` or `]`, then the first `=`)."""
 
 
-def installations(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
+    """Whether one of the sorted `lines` lies within the statement (its first line to its last)."""
+    index = bisect.bisect_left(lines, statement.lineno)
+    return index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno)
+
+
+def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple[str, ast.expr]]:
     """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
     and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`; the name is ""
-    where it cannot be read."""
+    where it cannot be read. `may_call_setattr` False (no line of the statement says `setattr`) skips
+    the search for the call."""
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:
             yield from bound_members(target, statement.value)
+    if not may_call_setattr:
+        return
     for node in own_nodes([statement]):
         if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
             name = node.args[1]
@@ -352,25 +366,28 @@ def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.
         yield (key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""), value
 
 
-def functions_in(value: ast.expr, in_lambda: bool = False) -> Iterator[str]:
+def functions_in(value: ast.expr) -> set[str]:
     """The names a value may hand over as a function: every name and attribute in it (`fn`,
     `self._patched`, `types.MethodType(fn, model)`, `fn.__get__(model)`, `a if flag else b`), except
     the functions it calls to build the value, outside a lambda (`make(x)` hands over what `make`
     returns)."""
-    if isinstance(value, ast.Name):
-        yield value.id
-    elif isinstance(value, ast.Attribute):
-        yield value.attr
-    if isinstance(value, ast.Call) and not in_lambda:
-        children: list[ast.AST] = [*value.args, *(keyword.value for keyword in value.keywords)]
-        if not isinstance(value.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
-            children.append(value.func.value if isinstance(value.func, ast.Attribute) else value.func)
-    else:
-        children = list(ast.iter_child_nodes(value))
-    inside_lambda = in_lambda or isinstance(value, ast.Lambda)
-    for child in children:
-        if isinstance(child, ast.expr):
-            yield from functions_in(child, inside_lambda)
+    found: set[str] = set()
+    pending: list[tuple[ast.expr, bool]] = [(value, False)]
+    while pending:
+        node, in_lambda = pending.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        if isinstance(node, ast.Call) and not in_lambda:
+            children: list[ast.AST] = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if not isinstance(node.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
+                children.append(node.func.value if isinstance(node.func, ast.Attribute) else node.func)
+        else:
+            children = list(ast.iter_child_nodes(node))
+        inside_lambda = in_lambda or isinstance(node, ast.Lambda)
+        pending.extend((child, inside_lambda) for child in children if isinstance(child, ast.expr))
+    return found
 
 
 def own_nodes(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:

@@ -18,6 +18,8 @@ CLASS_NAME = re.compile(r"class\s+(\w+)")
 COMPOUND_STATEMENTS = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
 )  # fmt: skip
+BLOCK_HOLDERS = (*COMPOUND_STATEMENTS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+"""The statements that hold blocks of statements (see `inner_blocks`)."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -156,11 +158,13 @@ def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[
     found: dict[int, list[ast.stmt]] = {}
     for statement in body:
         first, last = first_line_of(statement), statement.end_lineno or statement.lineno
+        if not lines or first > lines[-1]:
+            break  # the statements of a block come in line order
         inside = lines[bisect.bisect_left(lines, first) : bisect.bisect_right(lines, last)]
         if not inside:
             continue
         inner: dict[int, list[ast.stmt]] = {}
-        for block in inner_blocks(statement):
+        for block in inner_blocks(statement) if isinstance(statement, BLOCK_HOLDERS) else []:
             for line, statements in statements_at_lines(block, inside).items():
                 inner.setdefault(line, []).extend(statements)
         for line in inside:
