@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import bisect
 import collections
-import re
 from collections.abc import Iterable, Iterator
 
 from lint_rules.engine import expressions as ex
@@ -32,7 +31,7 @@ from lint_rules.engine.definitions import (
     simple_statements,
     statements_at_lines,
 )
-from lint_rules.engine.module_text import lines_matching, lines_mentioning
+from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
 
 MAX_CALL_DEPTH = 12
@@ -57,6 +56,8 @@ class CallGraph:
         self._regions: dict[int, str] = {}
         self._attribute_classes: dict[int, dict[str, str]] = {}
         self._compiled_names: frozenset[str] | None = None
+        self._installed: dict[str, bool] = {}
+        self._setattr_lines: list[int] | None = None
         self._lineages: dict[int, list[ast.ClassDef]] = {}
 
     # ----- resolving a call -------------------------------------------------------------------
@@ -231,7 +232,7 @@ class CallGraph:
             region = cache_protocol_region(definition.node, self.lineage(definition.enclosing_class))
             if region:
                 return region
-        if definition.name in self.names_compiled_in_module():
+        if self.compiled_by_name(definition.name):
             return f"`{definition.name}` is compiled, or installed on an object, in this module"
         return ""
 
@@ -252,13 +253,18 @@ class CallGraph:
         is_method_call = isinstance(call.func, ast.Attribute) and not is_super_call(call.func.value)
         return is_method_call and callee.enclosing_class is not None
 
-    def names_compiled_in_module(self) -> frozenset[str]:
-        """Names passed to `torch.compile(...)` or installed as `X.name = fn` anywhere in the module."""
+    def compiled_by_name(self, name: str) -> bool:
+        """`name` is passed to `torch.compile(...)`, or installed on an object (`is_installed`),
+        somewhere in the module."""
         if self._compiled_names is None:
-            self._compiled_names = frozenset(
-                compiled_names(self.text, self.tree, self.torch_aliases, self.definitions.defined_names)
-            )
-        return self._compiled_names
+            self._compiled_names = frozenset(torch_compiled_names(self.text, self.tree, self.torch_aliases))
+        if name in self._compiled_names:
+            return True
+        if name not in self._installed:
+            if self._setattr_lines is None:
+                self._setattr_lines = lines_mentioning(self.text, ["setattr"])
+            self._installed[name] = is_installed(name, self.text, self.tree, self._setattr_lines)
+        return self._installed[name]
 
 
 def caller_class(caller: Definition | None) -> ast.ClassDef | None:
@@ -286,11 +292,8 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
                             yield key.removeprefix("self."), ex.called_name(statement.value)
 
 
-def compiled_names(
-    text: str, tree: ast.Module, torch_aliases: frozenset[str], functions: frozenset[str]
-) -> Iterator[str]:
-    """The names of the module's functions compiled by `torch.compile(fn)`, or installed on an object
-    or a class (see `installed_functions`)."""
+def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
+    """The names of the functions passed to `torch.compile(fn)` in the module."""
     lines = lines_mentioning(text, ["compile"])
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
@@ -299,34 +302,25 @@ def compiled_names(
             module, _, function = ex.called_name(node).rpartition(".")
             if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
                 yield ex.dotted_name(node.args[0]).rpartition(".")[2]
-    yield from installed_functions(text, tree, functions)
 
 
-def installed_functions(text: str, tree: ast.Module, functions: frozenset[str]) -> Iterator[str]:
-    """Functions of the module that code installs as an attribute or an item of an object (a model, a
-    class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
-    types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, name, fn)`,
-    `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so they count as
+def is_installed(name: str, text: str, tree: ast.Module, setattr_lines: list[int]) -> bool:
+    """Code of the module installs the function `name` as an attribute or an item of an object (a
+    model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
+    types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
+    `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so it counts as
     compiled, unless installed as, or named as, a generation method (`GENERATION_HOOKS`: peft keeps
     the base model's `prepare_inputs_for_generation` as `self.base_model_prepare_inputs_for_generation`),
-    which runs on the host."""
-    lines = sorted(
-        set(lines_matching(text, ATTRIBUTE_OR_ITEM_ASSIGNMENT))
-        | set(lines_mentioning(text, ["setattr(", ".forward", "MethodType", "partial("]))
-    )
+    which runs on the host. Only the statements on lines that name it are read."""
+    if name in GENERATION_HOOKS:
+        return False
+    lines = lines_mentioning(text, [name], whole_words=True)
     at_lines = statements_at_lines(tree.body, lines)
-    setattr_lines = lines_mentioning(text, ["setattr"])
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
-        may_call_setattr = spans_any(statement, setattr_lines)
-        for attribute, value in installations(statement, may_call_setattr):
-            if attribute not in GENERATION_HOOKS:
-                yield from (functions_in(value) & functions) - GENERATION_HOOKS
-
-
-ATTRIBUTE_OR_ITEM_ASSIGNMENT = re.compile(r"^[^=\n.\]]*[.\]][^=\n]*(?<![!<>])=(?!=)", re.MULTILINE)
-"""A line that starts an assignment with a `.` or `]` before its `=` (`obj.f = ...`, `t["k"] = ...`):
-its first `=` is not part of `==`, `!=`, `<=` or `>=`. Written so that it never backtracks over a
-line more than once (the first `.` or `]`, then the first `=`)."""
+        for attribute, value in installations(statement, spans_any(statement, setattr_lines)):
+            if attribute not in GENERATION_HOOKS and name in functions_in(value):
+                return True
+    return False
 
 
 def spans_any(statement: ast.stmt, lines: list[int]) -> bool:

@@ -27,11 +27,6 @@ def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False)
     return lines_of_offsets(text, sorted(offset for name in names for offset in occurrences(text, name, whole_words)))
 
 
-def lines_matching(text: str, pattern: re.Pattern[str]) -> list[int]:
-    """The 1-based numbers of the lines where `pattern` matches (where each match starts), sorted."""
-    return lines_of_offsets(text, [match.start() for match in pattern.finditer(text)])
-
-
 def lines_of_offsets(text: str, offsets: list[int]) -> list[int]:
     """The 1-based numbers of the lines holding the sorted `offsets`, counted in one pass."""
     if "\r" in text:
