@@ -14,10 +14,10 @@ region) or impossible, use by use. A use that cannot be rewritten says why in it
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from lint_rules.engine.definitions import first_line_of
 from lint_rules.engine.expressions import called_name, dotted_name, method_name
 from lint_rules.engine.source_text import SourceText
 from lint_rules.findings import DeviceRewrite, FixKind, FixPlan, FixSafety
@@ -62,7 +62,7 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
         return origin_plan
     if site.code != SLG003.code:  # the bounds of torch.arange are size arguments
         return with_note(origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
-    parents = parent_map(site.owner)
+    parents = parents_around(site.owner, getattr(site.node, "lineno", 0))
     call = arange_of(site.node, parents)
     if call is None:
         return with_note(origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
@@ -88,10 +88,19 @@ def with_note(plan: FixPlan, why: str) -> FixPlan:
     return plan._replace(reason=f"{plan.reason}; {note}" if plan.reason else note)
 
 
-@functools.lru_cache(maxsize=4)
-def parent_map(owner: ast.AST) -> dict[int, ast.AST]:
-    """Cached: the findings of one function ask in turn."""
-    return {id(child): node for node in ast.walk(owner) for child in ast.iter_child_nodes(node)}
+def parents_around(owner: ast.AST, line: int) -> dict[int, ast.AST]:
+    """The parent of each node of the statements of `owner` that span `line` (the statements of their
+    blocks included, not what those hold): all that the questions about a use on that line need, at
+    a fraction of the cost of the whole function's map."""
+    parents: dict[int, ast.AST] = {}
+    pending = [owner]
+    while pending:
+        node = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+            if not isinstance(child, ast.stmt) or first_line_of(child) <= line <= (child.end_lineno or child.lineno):
+                pending.append(child)
+    return parents
 
 
 def arange_of(node: ast.AST, parents: dict[int, ast.AST]) -> ast.Call | None:
