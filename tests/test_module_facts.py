@@ -180,6 +180,17 @@ def codes(code: str) -> list[tuple[int, str]]:
         ),
         pytest.param(
             """
+            def sample(self, x, cache):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            model.forward = types.MethodType(sample, model)
+            """,
+            "`sample` is compiled, or installed on an object, in this module",
+            id="named-like-a-generation-method-but-installed-as-forward",
+        ),
+        pytest.param(
+            """
             def gaudi_llama_forward(self, cache, x):
                 n = cache.get_seq_length()
                 return x[:, n:]

@@ -57,6 +57,7 @@ class CallGraph:
         self._attribute_classes: dict[int, dict[str, str]] = {}
         self._compiled_names: frozenset[str] | None = None
         self._installed: dict[str, bool] = {}
+        self._lines_naming: dict[str, list[int]] = {}
         self._setattr_lines: list[int] | None = None
         self._lineages: dict[int, list[ast.ClassDef]] = {}
 
@@ -239,7 +240,7 @@ class CallGraph:
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
         """The functions of the module that may call `definition`, with the line of the call."""
         name = definition.name
-        for line in lines_mentioning(self.text, [name], whole_words=True):
+        for line in self.lines_naming(name):
             caller = self.definitions.innermost_function_at(line)
             if caller is None or caller is definition:
                 continue
@@ -263,8 +264,15 @@ class CallGraph:
         if name not in self._installed:
             if self._setattr_lines is None:
                 self._setattr_lines = lines_mentioning(self.text, ["setattr"])
-            self._installed[name] = is_installed(name, self.text, self.tree, self._setattr_lines)
+            self._installed[name] = is_installed(name, self.lines_naming(name), self.tree, self._setattr_lines)
         return self._installed[name]
+
+    def lines_naming(self, name: str) -> list[int]:
+        """The lines where `name` occurs as a whole word, found once per name (callers and
+        installations both ask)."""
+        if name not in self._lines_naming:
+            self._lines_naming[name] = lines_mentioning(self.text, [name], whole_words=True)
+        return self._lines_naming[name]
 
 
 def caller_class(caller: Definition | None) -> ast.ClassDef | None:
@@ -304,23 +312,25 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
                 yield ex.dotted_name(node.args[0]).rpartition(".")[2]
 
 
-def is_installed(name: str, text: str, tree: ast.Module, setattr_lines: list[int]) -> bool:
+def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> bool:
     """Code of the module installs the function `name` as an attribute or an item of an object (a
     model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
     types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
     `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so it counts as
-    compiled, unless installed as, or named as, a generation method (`GENERATION_HOOKS`: peft keeps
-    the base model's `prepare_inputs_for_generation` as `self.base_model_prepare_inputs_for_generation`),
-    which runs on the host. Only the statements on lines that name it are read."""
-    if name in GENERATION_HOOKS:
-        return False
-    lines = lines_mentioning(text, [name], whole_words=True)
+    compiled, unless installed as a generation method (`installed_as_generation_hook`), which runs on
+    the host. Only the statements on the `lines` that name it are read."""
     at_lines = statements_at_lines(tree.body, lines)
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
         for attribute, value in installations(statement, spans_any(statement, setattr_lines)):
-            if attribute not in GENERATION_HOOKS and name in functions_in(value):
+            if not installed_as_generation_hook(attribute, name) and name in functions_in(value):
                 return True
     return False
+
+
+def installed_as_generation_hook(attribute: str, name: str) -> bool:
+    """Installed under a generation method's name, or kept as one under a name that ends with its own
+    (`self.base_model_prepare_inputs_for_generation = base.prepare_inputs_for_generation`)."""
+    return attribute in GENERATION_HOOKS or (name in GENERATION_HOOKS and attribute.endswith(name))
 
 
 def spans_any(statement: ast.stmt, lines: list[int]) -> bool:

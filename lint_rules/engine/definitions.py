@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -156,10 +157,13 @@ def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
 def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[int, list[ast.stmt]]:
     """`statements_at(body, line)` for each of the sorted `lines` that a statement spans, in one descent."""
     found: dict[int, list[ast.stmt]] = {}
-    for statement in body:
+    if not lines:
+        return found
+    start = bisect.bisect_left(body, lines[0], key=last_line_of)  # the statements of a block come in line order
+    for statement in itertools.islice(body, start, None):
         first, last = first_line_of(statement), statement.end_lineno or statement.lineno
-        if not lines or first > lines[-1]:
-            break  # the statements of a block come in line order
+        if first > lines[-1]:
+            break
         inside = lines[bisect.bisect_left(lines, first) : bisect.bisect_right(lines, last)]
         if not inside:
             continue
@@ -192,6 +196,10 @@ def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             yield from simple_statements(getattr(statement, field, None) or [])
         for handler in [*(getattr(statement, "handlers", None) or []), *(getattr(statement, "cases", None) or [])]:
             yield from simple_statements(handler.body)
+
+
+def last_line_of(statement: ast.stmt) -> int:
+    return statement.end_lineno or statement.lineno
 
 
 def first_line_of(statement: ast.stmt) -> int:
