@@ -5,7 +5,8 @@ findings that are not in it. An entry is keyed by the file (relative to the base
 the rule and the finding's fingerprint (`lint_rules.fingerprints`: the enclosing function and the
 normalized code of the use and of its source call, no line numbers), so it survives edits
 elsewhere in the file. Entries are matched as a multiset per file: two equal findings need two
-entries. An entry of a checked file that no finding matches any more is "fixed"; the next
+entries. A finding that values bound apart reach (one finding, a plan per value) is written as an
+entry per value and is known while one of them matches; the others then count as fixed. An entry of a checked file that no finding matches any more is "fixed"; the next
 `--write-baseline` drops it.
 
 The checker applies the baseline inside `check_tree` (so that `-j` workers and the fixer's
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lint_rules.findings import Finding
+from lint_rules.fingerprints import every_fingerprint
 
 DEFAULT_NAME = "seqlen-guard-baseline.json"
 VERSION = 1
@@ -82,9 +84,9 @@ class Baseline:
         new: list[Finding] = []
         known: list[Finding] = []
         for finding in findings:
-            key = (finding.code, fingerprints.get(finding, ""))
-            if left[key] > 0:
-                left[key] -= 1
+            keys = [(finding.code, fingerprint) for fingerprint in every_fingerprint(fingerprints, finding)]
+            if any(left[key] > 0 for key in keys):
+                left.subtract(key for key in keys if left[key] > 0)
                 known.append(finding)
             else:
                 new.append(finding)
@@ -92,7 +94,9 @@ class Baseline:
 
     def unmatched(self, path: str, known: Sequence[Finding], fingerprints: Mapping[Finding, str]) -> list[Entry]:
         """The entries of a checked file that none of its `known` findings matched: fixed since."""
-        matched = collections.Counter((finding.code, fingerprints.get(finding, "")) for finding in known)
+        matched = collections.Counter(
+            (finding.code, fingerprint) for finding in known for fingerprint in every_fingerprint(fingerprints, finding)
+        )
         gone = []
         for entry in self.by_path.get(self.relative(path), ()):
             key = (entry.rule, entry.fingerprint)
@@ -155,7 +159,11 @@ def split_baselined(
 
 
 def entries_for(baseline: Baseline, findings: Sequence[Finding], fingerprints: Mapping[Finding, str]) -> list[Entry]:
-    return [Entry(baseline.relative(f.path), f.code, fingerprints.get(f, ""), f.function) for f in findings]
+    return [
+        Entry(baseline.relative(finding.path), finding.code, fingerprint, finding.function)
+        for finding in findings
+        for fingerprint in every_fingerprint(fingerprints, finding)
+    ]
 
 
 def write_baseline(file: Path, entries: Iterable[Entry]) -> None:

@@ -40,14 +40,15 @@ def line_text(lines: Sequence[str], line: int) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def finding_key(finding: Finding, lines: Sequence[str]) -> str:
-    """Everything the fingerprint stands for, before the rank among equal keys."""
+def finding_key(finding: Finding, lines: Sequence[str], origin_line: int = 0) -> str:
+    """Everything the fingerprint stands for, before the rank among equal keys (`origin_line`: that
+    of another value reaching the place, instead of the finding's own origin)."""
     parts = (
         finding.code,
         finding.function,
         normalized(span_text(lines, finding.span)),
         normalized(line_text(lines, finding.span.line)),
-        normalized(line_text(lines, finding.origin.line)),
+        normalized(line_text(lines, origin_line or finding.origin.line)),
     )
     return "\0".join(parts)
 
@@ -59,22 +60,34 @@ def fingerprints(findings: Sequence[Finding], text: str) -> Fingerprints:
     lines = split_lines(text)
     seen: dict[str, int] = {}
     hashed: dict[Finding, str] = {}
+    alternates: dict[Finding, list[str]] = {}
     for finding in sorted(findings, key=lambda f: (f.span.line, f.span.col, f.code, f.origin.line)):
         key = finding_key(finding, lines)
         rank = seen.get(key, 0)
         seen[key] = rank + 1
         hashed[finding] = f"{key}\0{rank}"
-    return Fingerprints(hashed)
+        others = dict.fromkeys(plan.call.line for plan in finding.other_fixes if plan.call.line != finding.origin.line)
+        alternates[finding] = [f"{finding_key(finding, lines, line)}\0{rank}" for line in others]
+    return Fingerprints(hashed, alternates)
 
 
 class Fingerprints(Mapping[Finding, str]):
     """Findings -> fingerprints, each hashed when it is first read: a run that prints text without a
     baseline never reads one (nor imports `hashlib`: 2 ms of a one-file run)."""
 
-    def __init__(self, unhashed: Mapping[Finding, str] | None = None) -> None:
+    def __init__(
+        self, unhashed: Mapping[Finding, str] | None = None, alternates: Mapping[Finding, list[str]] | None = None
+    ) -> None:
         self._unhashed: dict[Finding, str] = dict(unhashed or {})
         """What each fingerprint hashes (the key and its rank)."""
         self._hashed: dict[Finding, str] = {}
+        self._alternates: dict[Finding, list[str]] = dict(alternates or {})
+        """For a finding that several values bound apart reach: what its fingerprint would hash with each
+        other value as its origin, so that a baseline still knows it once one of them is gone."""
+
+    def every(self, finding: Finding) -> list[str]:
+        """The finding's fingerprint, then those it would have with each of its other values as origin."""
+        return [self[finding], *map(digest, self._alternates.get(finding, ()))]
 
     def __getitem__(self, finding: Finding) -> str:
         if finding not in self._hashed:
@@ -95,6 +108,7 @@ class Fingerprints(Mapping[Finding, str]):
         if isinstance(other, Fingerprints):
             self._unhashed.update(other._unhashed)
             self._hashed.update(other._hashed)
+            self._alternates.update(other._alternates)
         else:
             for finding, value in other.items():
                 self._unhashed[finding] = ""
@@ -105,3 +119,10 @@ def digest(unhashed: str) -> str:
     import hashlib  # only once a fingerprint is read
 
     return hashlib.sha256(unhashed.encode()).hexdigest()[:16]
+
+
+def every_fingerprint(fingerprints: Mapping[Finding, str], finding: Finding) -> list[str]:
+    """`Fingerprints.every`, or the one fingerprint a plain mapping holds."""
+    if isinstance(fingerprints, Fingerprints):
+        return fingerprints.every(finding)
+    return [fingerprints.get(finding, "")]

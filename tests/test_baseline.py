@@ -122,6 +122,33 @@ def test_equal_findings_need_equal_entries(package: Path) -> None:
     assert len(finding_lines(run("-m", "lint_rules", cwd=package).stdout)) == 1
 
 
+TWO_VALUES = textwrap.dedent(
+    """\
+    def host(cache, other, x, flag):
+        if flag:
+            n = cache.get_seq_length()
+        else:
+            n = other.get_seq_length()
+        return x[:, n:]
+    """
+)
+
+
+@pytest.mark.parametrize("guarded", ["cache", "other"])
+def test_a_finding_of_two_values_stays_known_when_one_is_guarded(package: Path, guarded: str) -> None:
+    """Values bound apart make one finding, written as an entry per value: once either is guarded by
+    hand, the finding left is still known and the other entry counts as fixed."""
+    (package / "pkg" / "two.py").write_text(TWO_VALUES)
+    assert run("-m", "lint_rules", "--write-baseline", "pkg", cwd=package).returncode == 0
+    assert len([entry for entry in baseline_entries(package) if entry["path"] == "pkg/two.py"]) == 2
+    edited = TWO_VALUES.replace(f"n = {guarded}.get_seq_length()", f"n = int({guarded}.get_seq_length())")
+    (package / "pkg" / "two.py").write_text(edited)
+    result = run("-m", "lint_rules", "pkg", cwd=package)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ": 0 new, " in result.stderr and " known, 1 fixed" in result.stderr
+    assert "pkg/two.py: SLG002 in host: fixed" in result.stderr
+
+
 def test_fingerprints_ignore_line_numbers_and_whitespace() -> None:
     def prints(text: str) -> list[str]:
         result = check_text("m.py", text, Settings())
