@@ -17,6 +17,8 @@ class Report:
         self.files = 0
         self.outcomes_with_findings: list[FileOutcome] = []
         self.findings = self.fixed = self.unsafe = self.unfixable = self.errors = self.changed_files = 0
+        self.partly_fixed = 0
+        self.verb = "fixed" if mode is Mode.WRITE else "fixable"
 
     def add(self, outcome: FileOutcome) -> None:
         self.files += outcome.listed
@@ -26,7 +28,9 @@ class Report:
         for finding in outcome.findings:
             if outcome.is_fixed(finding):
                 self.fixed += 1
-            elif finding.fix.safety is FixSafety.UNSAFE:
+                continue
+            self.partly_fixed += any(plan in outcome.applied for plan in finding.plans)
+            if finding.fix.safety is FixSafety.UNSAFE:
                 self.unsafe += 1
             else:
                 self.unfixable += 1
@@ -37,15 +41,16 @@ class Report:
         return "".join(f"{finding.text()} [{self.status(outcome, finding)}]\n" for finding in outcome.findings)
 
     def status(self, outcome: FileOutcome, finding: Finding) -> str:
-        verb = "fixed" if self.mode is Mode.WRITE else "fixable"
         if outcome.is_fixed(finding):
-            return verb
+            return self.verb
         applied = sum(plan in outcome.applied for plan in finding.plans)
-        partly = f"partly {verb} ({applied} of {len(finding.plans)} values guarded); " if applied else ""
+        partly = f"partly {self.verb} ({applied} of {len(finding.plans)} values guarded); " if applied else ""
         if finding.fix.safety is FixSafety.UNSAFE:
             return f"{partly}unsafe fix, not applied without --unsafe-fixes: " + finding.fix.reason.split(";")[0]
         if finding.fix.safety is FixSafety.NONE:
-            return f"{partly}no automatic fix: {finding.fix.reason}"
+            unsafe = sum(plan.safety is FixSafety.UNSAFE and plan not in outcome.applied for plan in finding.plans)
+            more = f"; {unsafe} more with an unsafe fix (--unsafe-fixes)" if unsafe else ""
+            return f"{partly}no automatic fix: {finding.fix.reason}{more}"
         return "not fixed: the file could not be rewritten"
 
     def render(self, fmt: str) -> str:
@@ -74,10 +79,10 @@ class Report:
         )
 
     def summary(self) -> str:
-        verb = "fixed" if self.mode is Mode.WRITE else "fixable"
         left = self.unsafe + self.unfixable
+        partly = f" ({self.partly_fixed} partly)" if self.partly_fixed else ""
         return (
-            f"seqlen-guard-fix: {self.files} files scanned, {self.findings} findings, {self.fixed} {verb} "
+            f"seqlen-guard-fix: {self.files} files scanned, {self.findings} findings, {self.fixed} {self.verb}{partly} "
             f"in {self.changed_files} files, {left} left ({self.unsafe} unsafe, {self.unfixable} no automatic fix), "
             f"{self.errors} errors"
         )

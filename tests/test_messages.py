@@ -108,6 +108,30 @@ def test_a_finding_whose_values_are_fixable_in_part_says_so(tmp_path: Path, caps
     assert fix_main(["--diff", str(path)]) == 1
     printed = capsys.readouterr()
     assert "[partly fixable (1 of 2 values guarded); no automatic fix:" in printed.out + printed.err
+    assert "1 findings, 0 fixable (1 partly) in 1 files, 1 left" in printed.err
+
+
+def test_a_finding_led_by_a_value_without_fix_names_the_unsafe_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a forward, the value bound on a one-line block has no automatic fix and the other one an
+    unsafe fix: the status says that `--unsafe-fixes` would still change something."""
+    code = """
+        import torch
+
+        class Model(torch.nn.Module):
+            def forward(self, a, b, x, flag):
+                if flag: n = a.get_seq_length()
+                else:
+                    n = b.get_seq_length()
+                return x[:, n:]
+        """
+    [finding] = findings(code)
+    assert [plan.safety for plan in finding.plans] == [FixSafety.NONE, FixSafety.UNSAFE]
+    path = tmp_path / "m.py"
+    path.write_text(source(code))
+    fix_main(["--diff", str(path)])
+    assert "; 1 more with an unsafe fix (--unsafe-fixes)]" in capsys.readouterr().err
 
 
 def test_the_merged_finding_is_fixed_once() -> None:
