@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from lint_rules.findings import Finding, Span
+from lint_rules.findings import Finding, FixPlan, Span
 from lint_rules.fingerprints import SARIF_KEY
 from lint_rules.rules import RULES, Rule
 
@@ -125,8 +125,21 @@ def _json_object(finding: Finding, source_line: SourceLine, applied: Applied, ma
             "kind": fix.kind.value,
             "applied": applied(finding),
             "reason": fix.reason or None,
+            "other_values": [_other_value(plan, source_line, finding.path) for plan in finding.other_fixes],
         },
         **marks.json_fields(finding),
+    }
+
+
+def _other_value(plan: FixPlan, source_line: SourceLine, path: str) -> dict[str, object]:
+    """Another value that reaches the finding's place and needs a fix of its own (bound apart)."""
+    return {
+        "origin_line": plan.call.line,
+        "origin_column": plan.call.col + 1,
+        "origin_source": source_line(path, plan.call.line).strip(),
+        "safety": plan.safety.value,
+        "kind": plan.kind.value,
+        "reason": plan.reason or None,
     }
 
 
@@ -239,15 +252,20 @@ def _sarif_result(finding: Finding, rule_index: int, root: str, marks: Marks) ->
         "level": "error",
         "message": {"text": finding.message},
         "locations": [_location(finding.path, finding.span, root)],
-        "relatedLocations": [_origin_location(finding, root)],
+        "relatedLocations": _origin_locations(finding, root),
         **marks.sarif_fields(finding),
         "properties": properties,
     }
 
 
-def _origin_location(finding: Finding, root: str) -> dict[str, object]:
-    message = f"the length comes from this {finding.source_method}() call"
-    return {"id": 1, **_location(finding.path, finding.origin, root), "message": {"text": message}}
+def _origin_locations(finding: Finding, root: str) -> list[dict[str, object]]:
+    """The source call of the finding's value, then those of the other values bound apart."""
+    message = {"text": f"the length comes from this {finding.source_method}() call"}
+    calls = [finding.origin, *(plan.call for plan in finding.other_fixes)]
+    return [
+        {"id": number, **_location(finding.path, call, root), "message": message}
+        for number, call in enumerate(dict.fromkeys(calls), start=1)
+    ]
 
 
 def _location(path: str, span: Span, root: str) -> dict[str, object]:

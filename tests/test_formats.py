@@ -129,7 +129,7 @@ def test_json_object() -> None:
             "source_method": "get_seq_length",
             "function": "prefill",
             "compiled_region": None,
-            "fix": {"safety": "safe", "kind": "guard-after", "applied": True, "reason": None},
+            "fix": {"safety": "safe", "kind": "guard-after", "applied": True, "reason": None, "other_values": []},
         },
         {
             "path": "src/gen.py",
@@ -150,9 +150,39 @@ def test_json_object() -> None:
                 "kind": "guard-after",
                 "applied": False,
                 "reason": "the guard adds a graph break inside a compiled region",
+                "other_values": [],
             },
         },
     ]
+
+
+def merged_finding() -> Finding:
+    """One place that two values bound apart reach: the lead has no automatic fix, the other a guard."""
+    other = FixPlan(FixKind.GUARD_AFTER, FixSafety.SAFE, Span(4, 8, 4, 40), Span(4, 20, 4, 40), ("past_length",))
+    lead = finding(safety=FixSafety.NONE, kind=FixKind.NONE, reason="the binding shares its line")
+    return lead._replace(other_fixes=(other,))
+
+
+def test_json_and_sarif_name_every_value_of_a_merged_finding(
+    tmp_path: Path, sarif_validator: jsonschema.Draft4Validator
+) -> None:
+    [rendered] = json.loads(render([merged_finding()], "json", source_line=source_line, applied=lambda f: False))
+    assert rendered["fix"]["other_values"] == [
+        {
+            "origin_line": 4,
+            "origin_column": 21,
+            "origin_source": "",
+            "safety": "safe",
+            "kind": "guard-after",
+            "reason": None,
+        }
+    ]
+    log = sarif([merged_finding()], tmp_path)
+    sarif_validator.validate(log)
+    [run] = log["runs"]
+    [result] = run["results"]
+    lines = [location["physicalLocation"]["region"]["startLine"] for location in result["relatedLocations"]]
+    assert lines == [2, 4]
 
 
 def test_json_reads_origin_line_from_disk_by_default(tmp_path: Path) -> None:
