@@ -191,6 +191,19 @@ def codes(code: str) -> list[tuple[int, str]]:
         ),
         pytest.param(
             """
+            def patched(self, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            def install(model):
+                fn = patched
+                model.forward = types.MethodType(fn, model)
+            """,
+            "`patched` is compiled, or installed on an object, in this module",
+            id="installed-through-a-local-alias",
+        ),
+        pytest.param(
+            """
             def gaudi_llama_forward(self, cache, x):
                 n = cache.get_seq_length()
                 return x[:, n:]
@@ -275,6 +288,22 @@ def test_a_generation_method_kept_under_another_name_stays_host_code() -> None:
     )
     assert finding.compiled_region == ""
     assert finding.fix.safety is FixSafety.SAFE
+
+
+def test_a_function_bound_to_a_local_name_and_called_stays_host_code() -> None:
+    """Must stay host code: `helper = host_helper` is called, never installed on an object."""
+    [finding] = findings(
+        """
+        def host_helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        def run(cache, x):
+            helper = host_helper
+            return helper(cache, x)
+        """
+    )
+    assert finding.compiled_region == ""
 
 
 def test_a_generation_method_replaced_on_the_mixin_stays_host_code() -> None:

@@ -264,7 +264,9 @@ class CallGraph:
         if name not in self._installed:
             if self._setattr_lines is None:
                 self._setattr_lines = lines_mentioning(self.text, ["setattr"])
-            self._installed[name] = is_installed(name, self.lines_naming(name), self.tree, self._setattr_lines)
+            self._installed[name] = False  # a name bound to itself through aliases ends here
+            installed, aliases = is_installed(name, self.lines_naming(name), self.tree, self._setattr_lines)
+            self._installed[name] = installed or any(map(self.compiled_by_name, aliases))
         return self._installed[name]
 
     def lines_naming(self, name: str) -> list[int]:
@@ -312,19 +314,30 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
                 yield ex.dotted_name(node.args[0]).rpartition(".")[2]
 
 
-def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> bool:
+def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> tuple[bool, list[str]]:
     """Code of the module installs the function `name` as an attribute or an item of an object (a
     model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
     types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
     `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so it counts as
     compiled, unless installed as a generation method (`installed_as_generation_hook`), which runs on
-    the host. Only the statements on the `lines` that name it are read."""
+    the host. Only the statements on the `lines` that name it are read. Also gives the plain names
+    the function is bound to there (`fn = patched`), which may be installed in turn."""
     at_lines = statements_at_lines(tree.body, lines)
+    aliases: list[str] = []
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
         for attribute, value in installations(statement, spans_any(statement, setattr_lines)):
             if not installed_as_generation_hook(attribute, name) and name in functions_in(value):
-                return True
-    return False
+                return True, []
+        aliases += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
+    return False, aliases
+
+
+def plain_bindings(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) for `name = value` (also annotated)."""
+    if isinstance(statement, ast.Assign):
+        yield from ((target.id, statement.value) for target in statement.targets if isinstance(target, ast.Name))
+    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
+        yield statement.target.id, statement.value
 
 
 def installed_as_generation_hook(attribute: str, name: str) -> bool:
