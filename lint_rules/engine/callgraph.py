@@ -28,6 +28,7 @@ from lint_rules.engine.definitions import (
     DefinitionIndex,
     calls_at,
     class_lineage,
+    last_line_of,
     simple_statements,
     statements_at_lines,
 )
@@ -349,7 +350,7 @@ def installed_as_generation_hook(attribute: str, name: str) -> bool:
 def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
     """Whether one of the sorted `lines` lies within the statement (its first line to its last)."""
     index = bisect.bisect_left(lines, statement.lineno)
-    return index < len(lines) and lines[index] <= (statement.end_lineno or statement.lineno)
+    return index < len(lines) and lines[index] <= last_line_of(statement)
 
 
 def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple[str, ast.expr]]:

@@ -148,7 +148,7 @@ def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
     """The innermost statements of `body` (looking into compound statements) that span `line`."""
     for statement in body:
-        if (statement.end_lineno or statement.lineno) < line or first_line_of(statement) > line:
+        if not spans_line(statement, line):
             continue
         found = [found for block in inner_blocks(statement) for found in statements_at(block, line)]
         yield from found or [statement]
@@ -161,7 +161,7 @@ def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[
         return found
     start = bisect.bisect_left(body, lines[0], key=last_line_of)  # the statements of a block come in line order
     for statement in itertools.islice(body, start, None):
-        first, last = first_line_of(statement), statement.end_lineno or statement.lineno
+        first, last = first_line_of(statement), last_line_of(statement)
         if first > lines[-1]:
             break
         inside = lines[bisect.bisect_left(lines, first) : bisect.bisect_right(lines, last)]
@@ -200,6 +200,11 @@ def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
 
 def last_line_of(statement: ast.stmt) -> int:
     return statement.end_lineno or statement.lineno
+
+
+def spans_line(statement: ast.stmt, line: int) -> bool:
+    """The statement (its decorators included) runs from `line` or before to `line` or after."""
+    return first_line_of(statement) <= line <= last_line_of(statement)
 
 
 def first_line_of(statement: ast.stmt) -> int:

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from lint_rules.engine.definitions import first_line_of
+from lint_rules.engine.definitions import spans_line
 from lint_rules.engine.expressions import called_name, dotted_name, method_name
 from lint_rules.engine.source_text import SourceText
 from lint_rules.findings import DeviceRewrite, FixKind, FixPlan, FixSafety
@@ -98,7 +98,7 @@ def parents_around(owner: ast.AST, line: int) -> dict[int, ast.AST]:
         node = pending.pop()
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
-            if not isinstance(child, ast.stmt) or first_line_of(child) <= line <= (child.end_lineno or child.lineno):
+            if not isinstance(child, ast.stmt) or spans_line(child, line):
                 pending.append(child)
     return parents
 
