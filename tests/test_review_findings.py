@@ -6,6 +6,7 @@ as a hoist, and a hoisted name that was a `global`."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -62,6 +63,23 @@ def test_the_fixer_reads_a_sibling_it_has_just_rewritten_afresh(tmp_path: Path) 
     assert run("fixers.rewrite", "pkg", cwd=tmp_path).returncode in (0, 1)
     after = run("lint_rules", "pkg", cwd=tmp_path)
     assert (after.returncode, after.stdout) == (0, "")
+
+
+def test_one_process_reads_a_sibling_edited_between_two_checks(tmp_path: Path) -> None:
+    """An editor's or flake8's long-lived process: what was read of `helper.py` (its stamp included)
+    is not trusted for the next file's analysis."""
+    package = write(
+        tmp_path, {"a.py": USES_GET_LEN, "helper.py": "def get_len(cache):\n    return cache.get_seq_length()\n"}
+    )
+    user = package / "a.py"
+    before = analyze_source(user.read_text(), str(user))
+    helper = package / "helper.py"
+    helper.write_text("def get_len(cache):\n    return int(cache.get_seq_length())\n")
+    stamp = helper.stat().st_mtime_ns + 1_000_000_000
+    os.utime(helper, ns=(stamp, stamp))  # a later modification time, whatever the clock's resolution
+    after = analyze_source(user.read_text(), str(user))
+    assert [(f.line, f.code) for f in before] == [(6, "SLG002")]
+    assert after == []
 
 
 def test_path_facts_end_when_the_object_changes() -> None:

@@ -13,7 +13,7 @@ from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
 from lint_rules.engine.imported_methods import imported_source_methods
-from lint_rules.engine.imports import file_stamp
+from lint_rules.engine.imports import file_stamp, forget_stamps
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
@@ -40,6 +40,7 @@ def analyze_tree(
     """All findings in a parsed module, in source order. `path` locates the module's package on
     disk, so that classes imported from sibling modules can be read."""
     LOADED.keep_for(path)
+    forget_stamps()
     run = module_run(tree, source, path, frozenset(source_methods), hops=0)
     try:
         uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]

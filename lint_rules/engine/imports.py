@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import stat
 from pathlib import Path
 
 from lint_rules.engine.bounded_cache import BoundedCache
@@ -19,23 +20,44 @@ from lint_rules.engine.module_text import import_statements
 def module_name_of(path: str) -> tuple[str, Path | None]:
     """The dotted module name of the file at `path` and the folder its top package sits in
     (("", None) for a path that is not a file on disk, such as flake8's stdin)."""
-    if not path or not os.path.isfile(path):
+    file = resolved_file(path) if path else None
+    if file is None:
         return "", None
-    file = resolved_file(path)
     package, root = package_of(file.parent)
     name = ".".join(part for part in (package, file.stem if file.stem != "__init__" else "") if part)
     return name, root
 
 
-def resolved_file(path: str) -> Path:
-    """`Path(path).resolve()`, with the folder's part resolved once for all its files."""
-    file = resolved_folder(os.path.join(os.getcwd(), os.path.dirname(path))) / os.path.basename(path)
-    return file.resolve() if file.is_symlink() else file
+def resolved_file(path: str) -> Path | None:
+    """`Path(path).resolve()` for a file on disk (None for anything else), with the folder's part
+    resolved once for all its files."""
+    try:
+        mode = os.lstat(path).st_mode
+        is_link = stat.S_ISLNK(mode)
+        if is_link:
+            mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(mode):
+        return None
+    folder = os.path.dirname(path)
+    absolute = folder if os.path.isabs(folder) else os.path.join(os.getcwd(), folder) if folder else os.getcwd()
+    file = resolved_folder(absolute) / os.path.basename(path)
+    return file.resolve() if is_link else file
+
+
+MAX_FOLDER_DEPTH = 64
+"""Deeper folders are resolved whole (`resolved_folder` recurses once per part)."""
 
 
 @functools.lru_cache(maxsize=1024)
 def resolved_folder(folder: str) -> Path:
-    return Path(folder).resolve()
+    """The absolute folder with its symbolic links resolved: its parent's resolution and its own
+    name, unless it is a link itself (one `lstat` per folder, not one per part of its path)."""
+    parent, name = os.path.split(folder)
+    if name in ("", ".", "..") or parent == folder or folder.count(os.sep) > MAX_FOLDER_DEPTH or os.path.islink(folder):
+        return Path(folder).resolve()
+    return resolved_folder(parent) / name
 
 
 @functools.lru_cache(maxsize=1024)
@@ -145,10 +167,24 @@ def parsed_module(file: Path) -> ast.Module | None:
     return _PARSED[key]
 
 
+_STAMPS: dict[Path, int] = {}
+
+
 def file_stamp(file: Path) -> int:
     """The file's modification time in nanoseconds (-1 when it cannot be read): part of every key
-    under which something read from another module's file is kept."""
-    try:
-        return file.stat().st_mtime_ns
-    except OSError:
-        return -1
+    under which something read from another module's file is kept. Read once per module analyzed
+    (`forget_stamps`): one analysis asks about the same few files dozens of times."""
+    stamp = _STAMPS.get(file)
+    if stamp is None:
+        try:
+            stamp = os.stat(file).st_mtime_ns
+        except OSError:
+            stamp = -1
+        _STAMPS[file] = stamp
+    return stamp
+
+
+def forget_stamps() -> None:
+    """Before a module's analysis: a file may have changed since the last one (the fixer rewrites
+    files during a run; an editor's process lints again after an edit)."""
+    _STAMPS.clear()

@@ -133,10 +133,15 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
             len(values) == 1
             and name.lstrip("_").isupper()
             and is_truth_literal(value)
-            and not re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text)
+            and not declared_global(name, text)
         ):
             constants[name] = value.value
     return constants
+
+
+def declared_global(name: str, text: str) -> bool:
+    """A `global` statement may name `name` (a literal search first: most modules have none)."""
+    return "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
 
 
 BOOL_BINDING_LINE = re.compile(r"[ \t]*(\w+)[ \t]*=[ \t]*(?:True|False)[ \t]*(?:#.*)?")

@@ -234,14 +234,18 @@ class PathFacts:
         def about(name: str) -> bool:
             return name == key or name.startswith((key + ".", key + "["))
 
-        self.not_none = {name for name in self.not_none if not about(name)}
-        self.guards = {name: taint for name, taint in self.guards.items() if not about(name)}
-        self.asked = {name: taint for name, taint in self.asked.items() if not about(name)}
-        self.flags = {
-            name: flag
-            for name, flag in self.flags.items()
-            if not about(name) and not any(about(subject) for subject in flag[1])
-        }
+        if any(map(about, self.not_none)):
+            self.not_none = {name for name in self.not_none if not about(name)}
+        if any(map(about, self.guards)):
+            self.guards = {name: taint for name, taint in self.guards.items() if not about(name)}
+        if any(map(about, self.asked)):
+            self.asked = {name: taint for name, taint in self.asked.items() if not about(name)}
+        if self.flags:
+            self.flags = {
+                name: flag
+                for name, flag in self.flags.items()
+                if not about(name) and not any(about(subject) for subject in flag[1])
+            }
 
     def forget_parts(self, root: str) -> None:
         """A method ran on `root`: what was known of its attributes and entries (not of itself) is gone."""
