@@ -37,6 +37,7 @@ import time
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
@@ -48,6 +49,7 @@ PLUGIN_DISTRIBUTION = "seqlen-guard"
 ONE_FILE_RUNS = ("transformers/models/llama/modeling_llama.py", "transformers/generation/utils.py")
 """A modeling file that calls get_seq_length and imports its siblings, and the largest user of it."""
 INSTALLED = CACHE / "installed"
+T = TypeVar("T")
 
 
 # ------------------------------------------------------------------------------ the tree
@@ -348,12 +350,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(header, flush=True)
 
-    floor_all, floor_parse, candidates = best_floor(files, args.repeat)
+    floors, checks = interleaved(args.repeat, lambda: parse_floor(files), lambda: checker(["transformers"], root))
+    floor_all, floor_parse, candidates = (
+        best([run[0] for run in floors]),
+        best([run[1] for run in floors]),
+        floors[0][2],
+    )
     report.add("candidate files (contain get_seq_length)", str(candidates))
     report.add("floor: read all + ast.parse candidates", seconds(floor_all))
     report.add("floor: ast.parse candidates only", seconds(floor_parse))
 
-    check_full = repeat(args.repeat, lambda: checker(["transformers"], root))
+    check_full = best(checks)
     report.add("check, whole tree (-j1)", seconds(check_full))
     over_floor, over_parse = check_full.cpu / floor_all.cpu, check_full.cpu / floor_parse.cpu
     report.add("check / floor (read all + parse candidates)", f"{over_floor:.2f}x", verdict(over_floor, 1.5))
@@ -394,7 +401,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.notes += [
         "CPU seconds of the measured process and the children it waited for; the floor, the check, the fixer and "
         f"the one-file runs are the best of {args.repeat} runs, flake8 one run each. The check and the fixer run in "
-        "child processes and include interpreter start-up.",
+        "child processes and include interpreter start-up. The two sides of a ratio are measured in turn (floor, "
+        "check, floor, check, ...; bare python, one-file run, ...), so that a slower stretch of a shared machine "
+        "weighs on both alike.",
         "One-file run: `seqlen-guard FILE` (the console script of this interpreter, as pre-commit runs it; "
         "default settings, so the package view reads the sibling modules it needs) against `python -c pass` "
         "of the same interpreter with the same environment. Both are timed with `lint_rules` as an installed "
@@ -426,9 +435,14 @@ def measured_revision() -> str:
     return f"{commit or 'unknown commit'}{' with uncommitted changes' if changed else ''}"
 
 
-def best_floor(files: Sequence[Path], times: int) -> tuple[Measure, Measure, int]:
-    runs = [parse_floor(files) for _ in range(times)]
-    return best([run[0] for run in runs]), best([run[1] for run in runs]), runs[0][2]
+def interleaved(times: int, *actions: Callable[[], T]) -> list[list[T]]:
+    """Each action's results, the actions run in turn `times` times (a, b, a, b, ...): on a shared
+    machine a slower stretch then weighs on both sides of a ratio alike."""
+    results: list[list[T]] = [[] for _ in actions]
+    for _ in range(times):
+        for action, found in zip(actions, results, strict=True):
+            found.append(action())
+    return results
 
 
 def pass_fail(passed: bool) -> str:
@@ -436,15 +450,21 @@ def pass_fail(passed: bool) -> str:
 
 
 def run_one_file(report: Report, root: Path, times: int) -> None:
-    """`seqlen-guard FILE` against a bare `python -c pass`, both best of `times`."""
+    """`seqlen-guard FILE` against a bare `python -c pass`, both best of `times`, measured in turn."""
     installed = installed_copy()
-    bare = repeat(times, lambda: bare_python(root, installed))
-    report.add("bare `python -c pass`", f"{bare.cpu * 1000:.0f} ms CPU ({bare.max_rss_mib:.0f} MiB)")
     for path in ONE_FILE_RUNS:
         name = path.removeprefix("transformers/")
-        run = repeat(times, functools.partial(one_file, path, root, installed))
-        source = repeat(times, functools.partial(one_file, path, root, REPO_ROOT))
+        bares, runs, sources = interleaved(
+            times,
+            lambda: bare_python(root, installed),
+            functools.partial(one_file, path, root, installed),
+            functools.partial(one_file, path, root, REPO_ROOT),
+        )
+        bare, run, source = best(bares), best(runs), best(sources)
         ratio = run.cpu / bare.cpu
+        report.add(
+            f"bare `python -c pass` (in turn with {name})", f"{bare.cpu * 1000:.0f} ms CPU ({bare.max_rss_mib:.0f} MiB)"
+        )
         report.add(f"seqlen-guard {name}", f"{run.cpu * 1000:.0f} ms CPU ({run.max_rss_mib:.0f} MiB)")
         report.add(f"seqlen-guard {name} / python -c pass", f"{ratio:.1f}x", verdict(ratio, 5))
         report.add(
