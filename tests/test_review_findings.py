@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from lint_rules.engine import analyze_source
 from tests.helpers_rewrite import cli_environment
 
@@ -65,21 +67,32 @@ def test_the_fixer_reads_a_sibling_it_has_just_rewritten_afresh(tmp_path: Path) 
     assert (after.returncode, after.stdout) == (0, "")
 
 
-def test_one_process_reads_a_sibling_edited_between_two_checks(tmp_path: Path) -> None:
-    """An editor's or flake8's long-lived process: what was read of `helper.py` (its stamp included)
-    is not trusted for the next file's analysis."""
-    package = write(
-        tmp_path, {"a.py": USES_GET_LEN, "helper.py": "def get_len(cache):\n    return cache.get_seq_length()\n"}
-    )
-    user = package / "a.py"
+RETURNS_A_LENGTH = "def get_len(cache):\n    return cache.get_seq_length()\n"
+RETURNS_AN_INT = "def get_len(cache):\n    return int(cache.get_seq_length())\n"
+RETURNS_NOTHING_KNOWN = "def get_len(cache):\n    return len(cache)\n"
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "found_then"),
+    [
+        pytest.param(RETURNS_A_LENGTH, RETURNS_AN_INT, [], id="the length guarded"),
+        pytest.param(RETURNS_NOTHING_KNOWN, RETURNS_A_LENGTH, [(6, "SLG002")], id="a source added"),
+    ],
+)
+def test_one_process_reads_a_sibling_edited_between_two_checks(
+    tmp_path: Path, first: str, then: str, found_then: list[tuple[int, str]]
+) -> None:
+    """An editor's or flake8's long-lived process: nothing read of `helper.py` (its stamp, whether it
+    mentions a source, its summary) is trusted for the next file's analysis once it changed."""
+    package = write(tmp_path, {"a.py": USES_GET_LEN, "helper.py": first})
+    user, helper = package / "a.py", package / "helper.py"
     before = analyze_source(user.read_text(), str(user))
-    helper = package / "helper.py"
-    helper.write_text("def get_len(cache):\n    return int(cache.get_seq_length())\n")
+    helper.write_text(then)
     stamp = helper.stat().st_mtime_ns + 1_000_000_000
     os.utime(helper, ns=(stamp, stamp))  # a later modification time, whatever the clock's resolution
     after = analyze_source(user.read_text(), str(user))
-    assert [(f.line, f.code) for f in before] == [(6, "SLG002")]
-    assert after == []
+    assert [(f.line, f.code) for f in before] == ([(6, "SLG002")] if first == RETURNS_A_LENGTH else [])
+    assert [(f.line, f.code) for f in after] == found_then
 
 
 def test_path_facts_end_when_the_object_changes() -> None:

@@ -9,7 +9,7 @@ leaves one branch dead."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
@@ -89,6 +89,19 @@ def static_truth(test: ast.expr, constants: Mapping[str, object]) -> bool | None
         return compared(test.ops[0], known_value(test.left, constants), known_value(test.comparators[0], constants))
     value = known_value(test, constants)
     return None if value is UNKNOWN else bool(value)
+
+
+def names_known_values_decide(test: ast.expr) -> Iterator[str]:
+    """The names whose value `static_truth` reads in `test` (the only places where `constants` count)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from names_known_values_decide(test.operand)
+    elif isinstance(test, ast.BoolOp):
+        for operand in test.values:
+            yield from names_known_values_decide(operand)
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], COMPARISONS):
+        yield from (side.id for side in (test.left, test.comparators[0]) if isinstance(side, ast.Name))
+    elif isinstance(test, ast.Name):
+        yield test.id
 
 
 UNKNOWN = object()

@@ -13,7 +13,14 @@ from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.definitions import Definition
-from lint_rules.engine.narrowing import flag_subjects, narrow, narrowed_key, static_truth, subject_key
+from lint_rules.engine.narrowing import (
+    flag_subjects,
+    names_known_values_decide,
+    narrow,
+    narrowed_key,
+    static_truth,
+    subject_key,
+)
 from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
 
@@ -174,7 +181,7 @@ class FunctionWalker(ValueWalker):
             )  # a parameter is no constant
             self.candidate_names = local | self.module.constants.keys()
         candidates = self.candidate_names
-        if not (candidates and any(isinstance(node, ast.Name) and node.id in candidates for node in ast.walk(test))):
+        if not (candidates and any(name in candidates for name in names_known_values_decide(test))):
             return static_truth(test, {})
         if self.constants is None:
             owner = self.scope.body_owner
