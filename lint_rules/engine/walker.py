@@ -161,14 +161,14 @@ class FunctionWalker(ValueWalker):
     def walk_if(self, node: ast.If, state: State) -> State | None:
         self.bool_use(node.test, state)
         truth = self.known_truth(node.test)
-        branches = [(node.body, True), (node.orelse, False)]
-        return State.merge(
-            [
-                self.walk_block(body, narrow(node.test, state.copy(), branch, self.module))
-                for body, branch in branches
-                if truth is None or truth == branch
-            ]
-        )
+        walked = [
+            (body, branch) for body, branch in ((node.body, True), (node.orelse, False)) if truth in (None, branch)
+        ]
+        ends = []
+        for index, (body, branch) in enumerate(walked):
+            entry = state if index == len(walked) - 1 else state.copy()  # nothing reads `state` after the `if`
+            ends.append(self.walk_block(body, narrow(node.test, entry, branch, self.module)))
+        return State.merge(ends)
 
     def known_truth(self, test: ast.expr) -> bool | None:
         """The test's truth before the code runs (see `static_truth`); the names whose value the
