@@ -1,0 +1,94 @@
+"""The engine's cost in machine instructions, for comparing two versions of the code on a noisy machine.
+
+    .venv/bin/python benchmarks/instructions.py                      # this tree
+    .venv/bin/python benchmarks/instructions.py --against OTHER_TREE # and another checkout, side by side
+
+CPU seconds on a shared virtual machine move by 5-10% from one minute to the next, more than most
+changes to the engine weigh; `bench.py` measures its ratios in turn to cancel that, but cannot tell a
+2% change from noise. The number of instructions executed can: under valgrind's cachegrind (no
+cache simulation) with a fixed `PYTHONHASHSEED`, it repeats to the last digit. This script parses
+every candidate file of the transformers tree (`bench.py` downloads it) and analyzes it in one
+process, once with the analysis and once without, and prints the difference: the engine's
+instructions, and their ratio to the parse's. About 80 seconds per run (two runs per tree, two at a
+time). Needs `valgrind` on the PATH; a tool for the engineer, not a goal or a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench import CACHE, REPO_ROOT, SOURCE_METHOD, VERSION, transformers_tree  # noqa: E402
+
+CHILD = """
+import ast, sys
+sys.path.insert(0, sys.argv[1])
+from lint_rules.engine import SourceText, analyze_tree
+from lint_rules.process import settle_for_command
+settle_for_command()
+for path in sys.argv[3:]:
+    text = open(path, encoding="utf-8").read()
+    tree = ast.parse(text, filename=path)
+    if sys.argv[2] == "analyze":
+        analyze_tree(tree, SourceText(text), path)
+    del tree
+"""
+INSTRUCTIONS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def instructions(tree: Path, mode: str, files: list[str]) -> int:
+    """Instructions of one process that parses `files` (and analyzes them with `mode` "analyze")."""
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--cachegrind-out-file=/dev/null"]
+    environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    run = [*command, sys.executable, "-c", CHILD, str(tree), mode, *files]
+    result = subprocess.run(run, capture_output=True, text=True, env=environment, cwd=CACHE, check=True)
+    found = INSTRUCTIONS.search(result.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{result.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def compiled_copy(tree: Path, name: str) -> Path:
+    """`lint_rules` of `tree` copied and compiled to bytecode, as an installed package has it (the
+    same for every tree compared, so that their paths weigh alike)."""
+    target = CACHE / "instructions" / name
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(tree / "lint_rules", target / "lint_rules")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(target / "lint_rules")], check=True)
+    return target
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--against", type=Path, help="another checkout of this project, measured the same way")
+    parser.add_argument("--version", default=VERSION, help=f"transformers version (default {VERSION})")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not on the PATH")
+    candidates = [str(path) for path in sorted(transformers_tree(args.version).rglob("*.py"))]
+    candidates = [path for path in candidates if SOURCE_METHOD in Path(path).read_bytes()]
+    trees = {"this tree": compiled_copy(REPO_ROOT, "a")}
+    if args.against:
+        trees[str(args.against)] = compiled_copy(args.against.resolve(), "b")
+    runs = [(name, mode) for name in trees for mode in ("parse", "analyze")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        counted = pool.map(lambda run: instructions(trees[run[0]], run[1], candidates), runs)
+        counts = dict(zip(runs, counted, strict=True))
+    print(f"{len(candidates)} candidate files of transformers {args.version}, PYTHONHASHSEED=0")
+    for name in trees:
+        parse, engine = counts[(name, "parse")], counts[(name, "analyze")] - counts[(name, "parse")]
+        print(f"{name:>30}: engine {engine / 1e9:.3f} G instructions, {engine / parse:.3f}x the parse's")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
