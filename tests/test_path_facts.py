@@ -242,6 +242,18 @@ SILENT = [
         """,
         id="attribute-chain-receiver",
     ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if isinstance(cache, DynamicCache):
+                return input_ids[:, past:]
+            return input_ids
+        """,
+        id="length-asked-before-the-isinstance",  # the same object, a DynamicCache: past is an int
+    ),
 ]
 
 
@@ -494,6 +506,35 @@ REPORTED = [
         """,
         [(7, "SLG002")],
         id="true-constant-keeps-the-rest",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache, other):
+            past = cache.get_seq_length()
+            cache = other
+            if isinstance(cache, DynamicCache):
+                return input_ids[:, past:]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="length-asked-of-the-object-before-a-rebinding",  # past came from the first object
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache, other):
+            past = cache.get_seq_length()
+            if isinstance(other, DynamicCache):
+                return input_ids[:, past:]
+            if isinstance(cache, DynamicCache):
+                pass
+            return input_ids[:, past:]
+        """,
+        [(6, "SLG002"), (9, "SLG002")],
+        id="length-asked-of-another-object-or-used-after-the-branch",
     ),
 ]
 

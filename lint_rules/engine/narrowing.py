@@ -193,8 +193,9 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> St
         return state
     key, kind = narrowed
     if kind == INT_LENGTH_CACHE:
-        if truth:
+        if truth:  # the lengths asked earlier of the object `key` still holds came from an int-length cache
             state.kinds[key] = INT_LENGTH_CACHE
+            state.forget_lengths_asked_of(key)
     elif (kind == INT) == truth:
         state.clean(key)
     return state
