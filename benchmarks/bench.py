@@ -37,7 +37,7 @@ import time
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
@@ -49,7 +49,6 @@ PLUGIN_DISTRIBUTION = "seqlen-guard"
 ONE_FILE_RUNS = ("transformers/models/llama/modeling_llama.py", "transformers/generation/utils.py")
 """A modeling file that calls get_seq_length and imports its siblings, and the largest user of it."""
 INSTALLED = CACHE / "installed"
-T = TypeVar("T")
 
 
 # ------------------------------------------------------------------------------ the tree
@@ -401,9 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     report.notes += [
         "CPU seconds of the measured process and the children it waited for; the floor, the check, the fixer and "
         f"the one-file runs are the best of {args.repeat} runs, flake8 one run each. The check and the fixer run in "
-        "child processes and include interpreter start-up. The two sides of a ratio are measured in turn (floor, "
-        "check, floor, check, ...; bare python, one-file run, ...), so that a slower stretch of a shared machine "
-        "weighs on both alike.",
+        "child processes and include interpreter start-up. The floor and the check are measured in turn (floor, "
+        "check, floor, check, ...), and so are each one-file run and the bare python, so that a slower stretch of "
+        "a shared machine weighs on both sides of those ratios alike.",
         "One-file run: `seqlen-guard FILE` (the console script of this interpreter, as pre-commit runs it; "
         "default settings, so the package view reads the sibling modules it needs) against `python -c pass` "
         "of the same interpreter with the same environment. Both are timed with `lint_rules` as an installed "
@@ -435,10 +434,10 @@ def measured_revision() -> str:
     return f"{commit or 'unknown commit'}{' with uncommitted changes' if changed else ''}"
 
 
-def interleaved(times: int, *actions: Callable[[], T]) -> list[list[T]]:
+def interleaved(times: int, *actions: Callable[[], Any]) -> list[list[Any]]:
     """Each action's results, the actions run in turn `times` times (a, b, a, b, ...): on a shared
     machine a slower stretch then weighs on both sides of a ratio alike."""
-    results: list[list[T]] = [[] for _ in actions]
+    results: list[list[Any]] = [[] for _ in actions]
     for _ in range(times):
         for action, found in zip(actions, results, strict=True):
             found.append(action())

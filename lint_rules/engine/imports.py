@@ -46,18 +46,9 @@ def resolved_file(path: str) -> Path | None:
     return file.resolve() if is_link else file
 
 
-MAX_FOLDER_DEPTH = 64
-"""Deeper folders are resolved whole (`resolved_folder` recurses once per part)."""
-
-
 @functools.lru_cache(maxsize=1024)
 def resolved_folder(folder: str) -> Path:
-    """The absolute folder with its symbolic links resolved: its parent's resolution and its own
-    name, unless it is a link itself (one `lstat` per folder, not one per part of its path)."""
-    parent, name = os.path.split(folder)
-    if name in ("", ".", "..") or parent == folder or folder.count(os.sep) > MAX_FOLDER_DEPTH or os.path.islink(folder):
-        return Path(folder).resolve()
-    return resolved_folder(parent) / name
+    return Path(folder).resolve()
 
 
 @functools.lru_cache(maxsize=1024)
