@@ -23,6 +23,15 @@ def findings(code: str) -> list[Finding]:
     return analyze_source(source(code), "m.py")
 
 
+def fixer_diff(code: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """`seqlen-guard-fix --diff` on the code written as a file: its exit status, stdout and stderr."""
+    path = tmp_path / "m.py"
+    path.write_text(source(code))
+    status = fix_main(["--diff", str(path)])
+    printed = capsys.readouterr()
+    return status, printed.out, printed.err
+
+
 def test_a_ternary_with_a_call_in_each_arm_is_one_finding() -> None:
     """transformers' `_update_causal_mask` copies:
     `past = self_cache.get_seq_length() if use_self else cross_cache.get_seq_length()`."""
@@ -103,12 +112,10 @@ def test_a_finding_whose_values_are_fixable_in_part_says_so(tmp_path: Path, caps
     assert fixed.count("int(past.item())") == 1
     [left] = findings(fixed)
     assert left.plans == (left.fix,) and left.fix.safety is FixSafety.NONE
-    path = tmp_path / "m.py"
-    path.write_text(source(code))
-    assert fix_main(["--diff", str(path)]) == 1
-    printed = capsys.readouterr()
-    assert "[partly fixable (1 of 2 values guarded); no automatic fix:" in printed.out + printed.err
-    assert "1 findings, 0 fixable (1 partly) in 1 files, 1 left" in printed.err
+    status, out, err = fixer_diff(code, tmp_path, capsys)
+    assert status == 1
+    assert "[partly fixable (1 of 2 values guarded); no automatic fix:" in out + err
+    assert "1 findings, 0 fixable (1 partly) in 1 files, 1 left" in err
 
 
 def test_a_finding_led_by_a_value_without_fix_names_the_unsafe_others(
@@ -128,10 +135,8 @@ def test_a_finding_led_by_a_value_without_fix_names_the_unsafe_others(
         """
     [finding] = findings(code)
     assert [plan.safety for plan in finding.plans] == [FixSafety.NONE, FixSafety.UNSAFE]
-    path = tmp_path / "m.py"
-    path.write_text(source(code))
-    fix_main(["--diff", str(path)])
-    assert "; 1 more with an unsafe fix (--unsafe-fixes)]" in capsys.readouterr().err
+    _, _, err = fixer_diff(code, tmp_path, capsys)
+    assert "; 1 more with an unsafe fix (--unsafe-fixes)]" in err
 
 
 def test_the_merged_finding_is_fixed_once() -> None:
