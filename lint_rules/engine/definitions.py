@@ -77,6 +77,7 @@ class DefinitionIndex:
             if isinstance(definition.node, ast.ClassDef) and definition.parent is None
         }
         self._starts = [definition.node.lineno for definition in self.outer]
+        self._starts_of: dict[int, tuple[list[Definition], list[int]]] = {id(self.outer): (self.outer, self._starts)}
         self._nested: dict[int, list[Definition]] = {}
 
     def of(self, node: ast.AST) -> Definition | None:
@@ -89,6 +90,16 @@ class DefinitionIndex:
             self._nested[id(function.node)] = inner
             self.by_node.update((id(definition.node), definition) for definition in inner)
         return self._nested[id(function.node)]
+
+    def starts(self, definitions: list[Definition]) -> list[int]:
+        """The `def`/`class` lines (decorators aside) of a list this index made (`outer`, `nested_in`)."""
+        kept = self._starts_of.get(id(definitions))
+        if kept is None or kept[0] is not definitions:
+            kept = self._starts_of[id(definitions)] = (
+                definitions,
+                [definition.node.lineno for definition in definitions],
+            )
+        return kept[1]
 
     def functions_named(self, name: str) -> list[Definition]:
         """Module-level functions and methods of that name (functions nested in functions: `nested_in`)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine.definitions import Definition, first_line_of
@@ -42,6 +42,8 @@ class ModuleRun:
         """What each function shows of its receivers' classes and the names it binds, by the id of its
         node (see `imported_methods.receiver_classes`)."""
         self._scopes: dict[int, Scope] = {}
+        self._scopes_to_walk: list[Scope] = []
+        self._scopes_found_for: list[int] | None = None
         self._attribute_kinds: dict[int, dict[str, str]] = {}
 
     def mentions(self, node: ast.stmt) -> bool:
@@ -60,32 +62,66 @@ class ModuleRun:
             return self.mentions_between(first_line_of(statement), header_end)
         return self.mentions(statement)
 
+    def body_runs_a_mention(self, body: Sequence[ast.stmt]) -> bool:
+        """Whether a statement of `body` runs a mention (`runs_a_mention`), asked only of the statements
+        that hold a source line: a body has many statements and few such lines."""
+        if not body:
+            return False
+        lines = self.source_lines
+        first = bisect.bisect_left(lines, first_line_of(body[0]))
+        last = bisect.bisect_right(lines, body[-1].end_lineno or body[-1].lineno)
+        asked = -1
+        for line in lines[first:last]:
+            position = bisect.bisect_right(body, line, key=first_line_of) - 1
+            if position != asked and position >= 0 and self.runs_a_mention(body[position]):
+                return True
+            asked = position
+        return False
+
     def add_mentions(self, names: Iterable[str]) -> None:
         """Also walk the scopes that mention these names (functions found to return a source)."""
         mentioned = lines_mentioning(self.facts.source.text, sorted(names), whole_words=True)
         self.source_lines = sorted({*self.source_lines, *mentioned})
 
-    def scopes_to_walk(self) -> Iterator[Scope]:
-        """The module body and every class and function that mentions a source, outermost first.
+    def scopes_to_walk(self) -> list[Scope]:
+        """The module body and every class and function that mentions a source, outermost first
+        (found once for each set of lines to walk).
 
         A scope whose text never names a source cannot hold a tainted value of its own: it is walked
         only if a caller passes it one (see `summaries`).
         """
-        tree = self.facts.tree
-        if any(self.runs_a_mention(statement) for statement in tree.body):
-            yield Scope("<module>", tree, tree.body)
-        yield from self.definition_scopes(self.facts.definitions.outer)
+        if self._scopes_found_for is not self.source_lines:
+            tree = self.facts.tree
+            module = [Scope("<module>", tree, tree.body)] if self.body_runs_a_mention(tree.body) else []
+            self._scopes_to_walk = module + list(self.definition_scopes(self.facts.definitions.outer))
+            self._scopes_found_for = self.source_lines
+        return self._scopes_to_walk
 
-    def definition_scopes(self, definitions: Iterable[Definition]) -> Iterator[Scope]:
+    def definition_scopes(self, definitions: list[Definition]) -> Iterator[Scope]:
+        mentioning = self.definitions_holding_a_mention(definitions)
         for definition in definitions:
-            if not self.mentions(definition.node):
+            if id(definition) not in mentioning:
                 continue
             if isinstance(definition.node, ast.ClassDef):
-                if any(self.runs_a_mention(statement) for statement in definition.node.body):
+                if self.body_runs_a_mention(definition.node.body):
                     yield Scope(definition.qualname, definition.node, definition.node.body)
             else:
                 yield self.function_scope(definition)
                 yield from self.definition_scopes(self.facts.definitions.nested_in(definition))
+
+    def definitions_holding_a_mention(self, definitions: list[Definition]) -> set[int]:
+        """The ids of the definitions whose lines hold a source line (`mentions`), found from each
+        such line: the last definition starting at or before it, and the classes around that one."""
+        starts = self.facts.definitions.starts(definitions)
+        found: set[int] = set()
+        for line in self.source_lines:
+            index = bisect.bisect_right(starts, line)
+            around = definitions[index - 1] if index else None
+            while around is not None:
+                if line <= around.last_line:
+                    found.add(id(around))
+                around = around.parent
+        return found
 
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)
@@ -106,6 +142,8 @@ class ModuleRun:
         findings are made: nothing asks it again."""
         self.summaries = None
         self._scopes.clear()
+        self._scopes_to_walk = []
+        self._scopes_found_for = None
         self.origins.clear()
         self.fix_plans.clear()
 
