@@ -73,6 +73,12 @@ FIRST_ARG_ONLY_METHODS = frozenset({"new_full"})
 
 def dotted_name(node: ast.expr) -> str:
     """`torch.compiler.disable` -> "torch.compiler.disable"; "" for anything but names and attributes."""
+    if isinstance(node, ast.Name):  # the common cases first: a name, `self.attr`
+        return node.id
+    if not isinstance(node, ast.Attribute):
+        return ""
+    if isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

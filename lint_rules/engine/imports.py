@@ -58,7 +58,14 @@ def package_of(folder: Path) -> tuple[str, Path]:
     while (folder / "__init__.py").is_file():
         parts.insert(0, folder.name)
         folder = folder.parent
-    return ".".join(parts), folder
+    return ".".join(parts), one_object(folder)
+
+
+@functools.lru_cache(maxsize=64)
+def one_object(root: Path) -> Path:
+    """The same `Path` object for every folder of a package: a cache hit on an identical key skips
+    `Path.__eq__`, and the import scans look up their caches by the root thousands of times per run."""
+    return root
 
 
 def imported_names(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, tuple[str, str]]:

