@@ -23,7 +23,7 @@ from lint_rules.engine.caches import (
     WRAPPER_CLASSES,
     length_kind_of_transformers_class,
 )
-from lint_rules.engine.definitions import class_lineage
+from lint_rules.engine.definitions import class_lineage, statements_within
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import top_level_statements
 
@@ -403,15 +403,9 @@ DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 def nested_imports(body: list[ast.stmt]) -> Iterator[ast.ImportFrom]:
     """The `from ... import` statements of a body, its nested blocks and definitions (statements only)."""
-    for statement in body:
+    for statement in statements_within(body, into_definitions=True):
         if isinstance(statement, ast.ImportFrom):
             yield statement
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            for child in getattr(statement, field, ()):
-                if isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                    yield from nested_imports(child.body)
-                elif isinstance(child, ast.stmt):
-                    yield from nested_imports([child])
 
 
 def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:

@@ -19,7 +19,8 @@ CLASS_NAME = re.compile(r"class\s+(\w+)")
 COMPOUND_STATEMENTS = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
 )  # fmt: skip
-BLOCK_HOLDERS = (*COMPOUND_STATEMENTS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+DEFINITION_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+BLOCK_HOLDERS = (*COMPOUND_STATEMENTS, *DEFINITION_STATEMENTS)
 """The statements that hold blocks of statements (see `inner_blocks`)."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -144,16 +145,43 @@ def collect_definitions(
 
 def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
     """Definitions directly in `body`, also inside its compound statements, not inside other defs."""
-    for statement in body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    for statement in statements_within(body, into_definitions=False):
+        if isinstance(statement, DEFINITION_STATEMENTS):
             yield statement
-        elif isinstance(statement, COMPOUND_STATEMENTS):
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                for child in getattr(statement, field, None) or []:
-                    if isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                        yield from nested_definitions(child.body)
-                    elif isinstance(child, ast.stmt):
-                        yield from nested_definitions([child])
+
+
+def statements_within(body: Sequence[ast.stmt], into_definitions: bool) -> Iterator[ast.stmt]:
+    """Every statement of `body` and of the blocks inside it, in source order; the bodies of `def`s
+    and classes only `into_definitions`. Iterative: a statement deep in nested blocks is not handed up
+    through a generator per level."""
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
+        yield statement
+        fields = block_fields(type(statement))
+        if fields and (into_definitions or not isinstance(statement, DEFINITION_STATEMENTS)):
+            pending.extend(reversed([inner for block in blocks_of(statement, fields) for inner in block]))
+
+
+def block_fields(kind: type[ast.stmt]) -> tuple[str, ...]:
+    """The fields of a kind of statement that hold blocks, in source order (none for a simple statement)."""
+    if kind not in _BLOCK_FIELDS:
+        _BLOCK_FIELDS[kind] = tuple(field for field in BLOCK_FIELD_NAMES if field in kind._fields)
+    return _BLOCK_FIELDS[kind]
+
+
+BLOCK_FIELD_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
+_BLOCK_FIELDS: dict[type[ast.stmt], tuple[str, ...]] = {}
+
+
+def blocks_of(statement: ast.stmt, fields: tuple[str, ...]) -> list[Sequence[ast.stmt]]:
+    """The blocks in those fields of a statement: a body's statements each as its own block, and the
+    body of each `except` and `case`."""
+    return [
+        child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
+        for field in fields
+        for child in getattr(statement, field)
+    ]
 
 
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
@@ -189,24 +217,12 @@ def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[
 
 def inner_blocks(statement: ast.stmt) -> list[Sequence[ast.stmt]]:
     """The blocks a compound statement holds, each statement of a body as its own block."""
-    inner = [
-        child
-        for field in ("body", "orelse", "finalbody", "handlers", "cases")
-        for child in getattr(statement, field, None) or []
-    ]
-    return [child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child] for child in inner]
+    return blocks_of(statement, block_fields(type(statement)))
 
 
 def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
     """The statements of a body, looking into `if`/`for`/`with`/`try`/`match` blocks but not into nested defs."""
-    for statement in body:
-        yield statement
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            yield from simple_statements(getattr(statement, field, None) or [])
-        for handler in [*(getattr(statement, "handlers", None) or []), *(getattr(statement, "cases", None) or [])]:
-            yield from simple_statements(handler.body)
+    return statements_within(body, into_definitions=False)
 
 
 def last_line_of(statement: ast.stmt) -> int:
