@@ -314,14 +314,18 @@ def fresh_name(call: ast.Call, owner: ast.AST) -> str:
     """A local name not used in the enclosing function, distinct for every call of the method in it."""
     method = callee_label(call)
     base = method.lstrip("_").removeprefix("get_") or "value"
-    taken = {node.id for node in ast.walk(owner) if isinstance(node, ast.Name)}
-    taken |= {node.arg for node in ast.walk(owner) if isinstance(node, ast.arg)}
-    taken |= {name for node in ast.walk(owner) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    calls = sorted(
-        (node.lineno, node.col_offset)
-        for node in ast.walk(owner)
-        if isinstance(node, ast.Call) and callee_label(node) == method
-    )
+    taken: set[str] = set()
+    calls = []
+    for node in ast.walk(owner):
+        if isinstance(node, ast.Name):
+            taken.add(node.id)
+        elif isinstance(node, ast.arg):
+            taken.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            taken.update(node.names)
+        elif isinstance(node, ast.Call) and callee_label(node) == method:
+            calls.append((node.lineno, node.col_offset))
+    calls.sort()
     skip = calls.index((call.lineno, call.col_offset))
     for suffix in ["", *(f"_{number}" for number in range(2, 10_000))]:
         candidate = base + suffix
