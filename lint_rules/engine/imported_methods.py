@@ -213,12 +213,10 @@ def imported_source_methods(run: ModuleRun) -> frozenset[str]:
         file = module_file(source, root)
         if file is None or not file_mentions(file, file_stamp(file), module.source_methods):
             continue
-        if not may_show_receivers(module.source.text, local):
-            continue
         mentioning = methods_mentioning(file, file_stamp(file), name, module.source_methods)
         candidates = {method for method in mentioning if called_on_a_name(module.source.text, method)}
-        if not candidates:
-            continue
+        if not candidates or not may_show_receivers(module.source.text, local):
+            continue  # the method calls first: the class name occurs all over a model file, a slower search
         other = run.load_module(file)
         cls = other.facts.definitions.classes.get(name) if other is not None else None
         if other is None or cls is None or other.summaries is None:
