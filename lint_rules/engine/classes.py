@@ -10,6 +10,7 @@ override it. Classes imported from other modules of the same package are read fr
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from lint_rules.engine.caches import (
 )
 from lint_rules.engine.definitions import class_lineage, statements_within
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
-from lint_rules.engine.module_text import top_level_statements
+from lint_rules.engine.module_text import lines_mentioning, top_level_statements
 
 MAX_MODULE_DEPTH = 4
 
@@ -52,8 +53,11 @@ class ClassFacts:
         root: Path | None = None,
         depth: int = 0,
         classes: dict[str, ast.ClassDef] | None = None,
+        text: str | None = None,
     ) -> None:
         self.tree = tree
+        self.text = text
+        """The module's text, when the caller has it: a cheap first look before walking statements."""
         self.source_methods = source_methods
         self.path = path
         self._module: tuple[str, Path | None] | None = (module_name, root) if module_name is not None else None
@@ -87,15 +91,27 @@ class ClassFacts:
         for a name the module level does not import)."""
         if self._function_imports is None:
             name, _ = self.module
-            bodies = [node.body for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITIONS)]
             found: dict[str, set[tuple[str, str]]] = {}
-            for body in bodies:
+            for body in self.bodies_that_may_import():
                 statements = ast.Module(body=list(nested_imports(body)), type_ignores=[])
                 for local, origin in imported_names(statements, name, self.path.endswith("__init__.py")).items():
                     found.setdefault(local, set()).add(origin)
             # a name two functions import from different places means nothing module-wide
             self._function_imports = {local: origins.pop() for local, origins in found.items() if len(origins) == 1}
         return self._function_imports
+
+    def bodies_that_may_import(self) -> list[list[ast.stmt]]:
+        """The bodies of the top-level `def`s and classes; with the text, only those whose lines hold the
+        word `import` (every `from ... import` statement has it)."""
+        definitions = [node for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITIONS)]
+        if self.text is not None:
+            lines = lines_mentioning(self.text, ["import"])
+            definitions = [
+                node
+                for node in definitions
+                if bisect.bisect_right(lines, node.end_lineno or node.lineno) > bisect.bisect_left(lines, node.lineno)
+            ]
+        return [node.body for node in definitions]
 
     def in_transformers_table_module(self) -> bool:
         name, _ = self.module

@@ -36,7 +36,7 @@ class ModuleFacts:
         """The lines that mention a source method, sorted."""
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
-        self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes)
+        self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes, text=source.text)
         self._function_constants: dict[int, dict[str, object]] = {}
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
 
