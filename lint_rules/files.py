@@ -118,28 +118,23 @@ def iter_python_files(paths: Sequence[str], exclude: Sequence[str]) -> Iterator[
     seen_files: set[FileId] = set()
     for given in paths:
         for item in _expand(os.path.normpath(given), exclude):
-            key = item if isinstance(item, str) else item.path
-            if isinstance(item, str) and not _first_sighting(item, seen_files):
+            if isinstance(item, ReadError):
+                found.setdefault(item.path, item)
                 continue
-            found.setdefault(key, item)
+            path, identity = item
+            if identity in seen_files:
+                continue  # a file already taken under another name (a symlink or a repeated path)
+            seen_files.add(identity)
+            found.setdefault(path, path)
     for key in sorted(found):
         yield found[key]
 
 
-def _first_sighting(path: str, seen: set[FileId]) -> bool:
-    """False for a file already taken under another name (a symlink or a repeated path)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return True
-    identity = (info.st_dev, info.st_ino)
-    if identity in seen:
-        return False
-    seen.add(identity)
-    return True
+Found = tuple[str, FileId] | ReadError
+"""A file to check with its identity (device, inode: from the `stat` that found it), or a path's error."""
 
 
-def _expand(path: str, exclude: Sequence[str]) -> Iterator[PathOrError]:
+def _expand(path: str, exclude: Sequence[str]) -> Iterator[Found]:
     if is_excluded(path, exclude):
         return
     try:
@@ -150,10 +145,10 @@ def _expand(path: str, exclude: Sequence[str]) -> Iterator[PathOrError]:
     if stat.S_ISDIR(info.st_mode):
         yield from _walk(path, exclude, ancestors=((info.st_dev, info.st_ino),))
     else:
-        yield path
+        yield path, (info.st_dev, info.st_ino)
 
 
-def _walk(folder: str, exclude: Sequence[str], ancestors: tuple[FileId, ...]) -> Iterator[PathOrError]:
+def _walk(folder: str, exclude: Sequence[str], ancestors: tuple[FileId, ...]) -> Iterator[Found]:
     try:
         with os.scandir(folder) as entries:
             names = sorted(entry.name for entry in entries)
@@ -166,7 +161,7 @@ def _walk(folder: str, exclude: Sequence[str], ancestors: tuple[FileId, ...]) ->
             yield from _walk_entry(path, name, exclude, ancestors)
 
 
-def _walk_entry(path: str, name: str, exclude: Sequence[str], ancestors: tuple[FileId, ...]) -> Iterator[PathOrError]:
+def _walk_entry(path: str, name: str, exclude: Sequence[str], ancestors: tuple[FileId, ...]) -> Iterator[Found]:
     try:
         info = os.stat(path)
     except OSError as error:
@@ -182,7 +177,7 @@ def _walk_entry(path: str, name: str, exclude: Sequence[str], ancestors: tuple[F
             return
         yield from _walk(path, exclude, (*ancestors, identity))
     elif stat.S_ISREG(info.st_mode) and name.endswith(PYTHON_SUFFIXES):
-        yield path
+        yield path, (info.st_dev, info.st_ino)
 
 
 def _stat_failure(path: str, error: OSError) -> str:
@@ -203,14 +198,14 @@ def read_source(path: str, prefilter: Sequence[str] = ()) -> SourceFile | ReadEr
     """The file's bytes and text, decoded as Python would (coding cookie, BOM); None, without
     decoding, when `prefilter` names methods none of which the bytes mention."""
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
+        mode, size = info.st_mode, info.st_size
     except OSError:
-        mode = stat.S_IFREG  # `open` below says what is wrong
+        mode, size = stat.S_IFREG, -1  # `read_bytes` below says what is wrong
     if not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
         return ReadError(path, "not a regular file (a FIFO, socket or device), not read")
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_bytes(path, size)
     except IsADirectoryError:
         return ReadError(path, "is a folder, not a file")
     except OSError as error:
@@ -220,6 +215,26 @@ def read_source(path: str, prefilter: Sequence[str] = ()) -> SourceFile | ReadEr
     if prefilter and not may_contain_source(raw, prefilter):
         return None
     return _decode(path, raw)
+
+
+def read_bytes(path: str, size: int = -1) -> bytes:
+    """The file's bytes in three system calls (open, read, close) when `size` (what `os.stat` said) is
+    still right: `open(path, "rb").read()` adds two `fstat`s, two `lseek`s, an `ioctl` and a read that
+    finds the end, and the thousands of files of a tree pay them. A file that grew is read to its end."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        first = os.read(descriptor, max(size + 1, MIN_READ))
+        if len(first) == size:
+            return first
+        chunks = [first]
+        while chunks[-1]:
+            chunks.append(os.read(descriptor, MIN_READ))
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+MIN_READ = 1 << 16
 
 
 def _decode(path: str, raw: bytes) -> SourceFile | ReadError:

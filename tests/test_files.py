@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from lint_rules.files import (
     iter_python_files,
     may_contain_source,
     path_matches,
+    read_bytes,
     read_source,
 )
 
@@ -256,7 +258,7 @@ def test_unreadable_file(monkeypatch: pytest.MonkeyPatch) -> None:
     def denied(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("builtins.open", denied)
+    monkeypatch.setattr(os, "open", denied)
     assert read_source("secret.py") == ReadError("secret.py", "cannot read: permission denied")
 
 
@@ -268,3 +270,20 @@ def test_prefilter() -> None:
     assert may_contain_source(b"n = cache.seen_tokens()\n", ["get_seq_length", "seen_tokens"])
     assert not may_contain_source(b"n = cache.get_max_length()\n", ["get_seq_length"])
     assert not may_contain_source(b"", ["get_seq_length"])
+
+
+@pytest.mark.parametrize(
+    "stat_size",
+    [
+        pytest.param(lambda n: n, id="the size stat said"),
+        pytest.param(lambda n: 10, id="the file grew since the stat"),
+        pytest.param(lambda n: n + 50, id="the file shrank since the stat"),
+        pytest.param(lambda n: -1, id="no stat"),
+    ],
+)
+@pytest.mark.parametrize("length", [0, 7, 200_000])
+def test_read_bytes_returns_the_whole_file(tmp_path: Path, stat_size: Callable[[int], int], length: int) -> None:
+    data = bytes(range(256)) * (length // 256) + b"x" * (length % 256)
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+    assert read_bytes(str(path), stat_size(length)) == data
