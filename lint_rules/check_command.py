@@ -32,6 +32,7 @@ from lint_rules.baseline import (
 )
 from lint_rules.checking import CheckedFile, check_path
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, find_config, settings_from_args
+from lint_rules.engine import STAMPS
 from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from lint_rules.files import ReadError, iter_python_files
 from lint_rules.findings import Finding
@@ -100,7 +101,8 @@ def run(argv: Sequence[str] | None) -> int:
     if args.add_noqa:
         return add_noqa_command(args, settings)
     settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
-    results = Collected.of(check_paths(args.paths, settings, args.jobs))
+    with STAMPS.kept_for_the_run():  # the check writes no source file
+        results = Collected.of(check_paths(args.paths, settings, args.jobs))
     output = render(results.findings, args.format, fingerprints=results.fingerprints, baseline=baseline is not None)
     silenced = silenced_lines(results) if args.show_silenced else ""
     sys.stdout.write(output + silenced if args.format == "text" else output)

@@ -6,6 +6,7 @@ as a hoist, and a hoisted name that was a `global`."""
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.engine import analyze_source
+from lint_rules import check_command
+from lint_rules.engine import analyze_source, imports
 from tests.helpers_rewrite import cli_environment
 
 
@@ -93,6 +95,37 @@ def test_one_process_reads_a_sibling_edited_between_two_checks(
     after = analyze_source(user.read_text(), str(user))
     assert [(f.line, f.code) for f in before] == ([(6, "SLG002")] if first == RETURNS_A_LENGTH else [])
     assert [(f.line, f.code) for f in after] == found_then
+
+
+class CountingOs:
+    """`os` for the engine's module of stamps, counting the `stat`s of each file name."""
+
+    def __init__(self) -> None:
+        self.stats: collections.Counter[str] = collections.Counter()
+
+    def stat(self, path: str | os.PathLike[str]) -> os.stat_result:
+        self.stats[Path(path).name] += 1
+        return os.stat(path)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+
+def test_a_check_reads_each_sibling_stamp_once_and_an_analysis_after_it_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The checker writes no source file: the stamp of `helper.py`, which three checked modules
+    import, is read once in its run, not once per module analyzed; an analysis after the run reads
+    it again (the edited-sibling case above)."""
+    package = write(tmp_path, {"a.py": USES_GET_LEN, "b.py": USES_GET_LEN, "z.py": USES_GET_LEN})
+    (package / "helper.py").write_text(RETURNS_A_LENGTH)
+    counting = CountingOs()
+    monkeypatch.setattr(imports, "os", counting)
+    assert check_command.run([str(package), "--exit-zero"]) == 0
+    assert capsys.readouterr().out.count("SLG002") == 3
+    assert counting.stats["helper.py"] == 1
+    analyze_source((package / "a.py").read_text(), str(package / "a.py"))
+    assert counting.stats["helper.py"] == 2
 
 
 def test_path_facts_end_when_the_object_changes() -> None:

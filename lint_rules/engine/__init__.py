@@ -25,11 +25,13 @@ The public API below is all that the adapters (`lint_rules.checking`, `flake8_pl
 from lint_rules.engine.analysis import analyze_source, analyze_tree
 from lint_rules.engine.definitions import first_line_of, statements_at
 from lint_rules.engine.deviceplan import rewritten_call
+from lint_rules.engine.imports import STAMPS
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any, torch_bindings
 from lint_rules.engine.source_text import SourceText
 
 __all__ = [
     "DEFAULT_SOURCE_METHODS",
+    "STAMPS",
     "SourceText",
     "analyze_source",
     "analyze_tree",
