@@ -128,6 +128,83 @@ def test_a_check_reads_each_sibling_stamp_once_and_an_analysis_after_it_afresh(
     assert counting.stats["helper.py"] == 2
 
 
+TRY_BLOCKS_OUT_OF_LINE_ORDER = {
+    "module level": """\
+        try:
+            def a():
+                return 1
+        except ImportError:
+            def b(cache, x):
+                n = cache.get_seq_length()
+                return x[:, -n:]
+        else:
+            def c():
+                return 2
+        """,
+    "class body": """\
+        class Model:
+            try:
+                def a(self):
+                    return 1
+            except ImportError:
+                def b(self, cache, x):
+                    n = cache.get_seq_length()
+                    return x[:, -n:]
+            finally:
+                def c(self):
+                    return 2
+        """,
+    "nested in a function": """\
+        def outer(cache, x):
+            try:
+                def a():
+                    return 1
+            except* ValueError:
+                def b():
+                    n = cache.get_seq_length()
+                    return x[:, -n:]
+            finally:
+                def c():
+                    return 2
+            return b()
+        """,
+}
+
+
+@pytest.mark.parametrize("code", TRY_BLOCKS_OUT_OF_LINE_ORDER.values(), ids=TRY_BLOCKS_OUT_OF_LINE_ORDER.keys())
+def test_a_def_in_an_except_block_after_an_else_or_finally_block_is_walked(code: str) -> None:
+    """The definitions of a `try` are listed body, `else`, `finally`, then `except`: not in line order.
+    A search by line over that list missed `b` (the reviewer's ntpath/locale shape)."""
+    code = textwrap.dedent(code)
+    slice_line = next(number for number, line in enumerate(code.splitlines(), 1) if "x[:, -n:]" in line)
+    assert [(f.line, f.code) for f in analyze_source(code, "m.py")] == [(slice_line, "SLG002")]
+
+
+def test_a_compiled_caller_in_an_except_block_reaches_its_callee() -> None:
+    """`step` (compiled) calls `helper`: the function around the call's line is found in line order."""
+    code = """\
+        import torch
+
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:n]
+
+
+        try:
+            import optional_module
+        except ImportError:
+            @torch.compile
+            def step(cache, x):
+                return helper(cache, x)
+        else:
+            def step(cache, x):
+                return x
+        """
+    [finding] = analyze_source(textwrap.dedent(code), "m.py")
+    assert finding.compiled_region == "called from step (line 14)"
+
+
 def test_path_facts_end_when_the_object_changes() -> None:
     code = textwrap.dedent(
         """\

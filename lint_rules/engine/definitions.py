@@ -11,6 +11,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from lint_rules.engine.expressions import dotted_name
 
@@ -24,6 +25,11 @@ BLOCK_HOLDERS = (*COMPOUND_STATEMENTS, *DEFINITION_STATEMENTS)
 """The statements that hold blocks of statements (see `inner_blocks`)."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+class LineOrder(NamedTuple):
+    starts: list[int]
+    definitions: list[Definition]
 
 
 class Definition:
@@ -77,8 +83,7 @@ class DefinitionIndex:
             for definition in self.outer
             if isinstance(definition.node, ast.ClassDef) and definition.parent is None
         }
-        self._starts = [definition.node.lineno for definition in self.outer]
-        self._starts_of: dict[int, tuple[list[Definition], list[int]]] = {id(self.outer): (self.outer, self._starts)}
+        self._line_orders: dict[int, tuple[list[Definition], LineOrder]] = {}
         self._nested: dict[int, list[Definition]] = {}
 
     def of(self, node: ast.AST) -> Definition | None:
@@ -92,14 +97,15 @@ class DefinitionIndex:
             self.by_node.update((id(definition.node), definition) for definition in inner)
         return self._nested[id(function.node)]
 
-    def starts(self, definitions: list[Definition]) -> list[int]:
-        """The `def`/`class` lines (decorators aside) of a list this index made (`outer`, `nested_in`)."""
-        kept = self._starts_of.get(id(definitions))
+    def in_line_order(self, definitions: list[Definition]) -> LineOrder:
+        """A list this index made (`outer`, `nested_in`) sorted by the `def`/`class` line (decorators
+        aside), with those lines. The lists themselves follow a `try` statement's fields (body,
+        `else`, `finally`, then the `except` blocks), which is not always the order of the lines."""
+        kept = self._line_orders.get(id(definitions))
         if kept is None or kept[0] is not definitions:
-            kept = self._starts_of[id(definitions)] = (
-                definitions,
-                [definition.node.lineno for definition in definitions],
-            )
+            ordered = sorted(definitions, key=lambda definition: definition.node.lineno)
+            order = LineOrder([definition.node.lineno for definition in ordered], ordered)
+            kept = self._line_orders[id(definitions)] = (definitions, order)
         return kept[1]
 
     def functions_named(self, name: str) -> list[Definition]:
@@ -108,9 +114,9 @@ class DefinitionIndex:
 
     def innermost_function_at(self, line: int) -> Definition | None:
         """The innermost `def` whose body holds `line` (None at module or class level)."""
-        index = bisect.bisect_right(self._starts, line)
+        starts, ordered = self.in_line_order(self.outer)
         found = None
-        for definition in reversed(self.outer[:index]):
+        for definition in reversed(ordered[: bisect.bisect_right(starts, line)]):
             if definition.is_function and definition.node.lineno <= line <= definition.last_line:
                 found = definition
                 break

@@ -112,11 +112,11 @@ class ModuleRun:
     def definitions_holding_a_mention(self, definitions: list[Definition]) -> set[int]:
         """The ids of the definitions whose lines hold a source line (`mentions`), found from each
         such line: the last definition starting at or before it, and the classes around that one."""
-        starts = self.facts.definitions.starts(definitions)
+        starts, ordered = self.facts.definitions.in_line_order(definitions)
         found: set[int] = set()
         for line in self.source_lines:
             index = bisect.bisect_right(starts, line)
-            around = definitions[index - 1] if index else None
+            around = ordered[index - 1] if index else None
             while around is not None:
                 if line <= around.last_line:
                     found.add(id(around))

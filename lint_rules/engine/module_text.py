@@ -25,7 +25,7 @@ def mentions_any(text: str | bytes, names: Sequence[str]) -> bool:
 def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False) -> list[int]:
     """The 1-based numbers of the lines where any of `names` occurs (with `whole_words`, not as part
     of a longer identifier), sorted."""
-    if all(name.isidentifier() for name in names):
+    if all(name.isascii() and name.isidentifier() for name in names):
         matches = any_of(tuple(names)).finditer(text)
         return lines_of_offsets(
             text, [match.start() for match in matches if not whole_words or is_whole_word(text, *match.span())]
@@ -37,7 +37,9 @@ def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False)
 def any_of(names: tuple[str, ...]) -> re.Pattern[str]:
     """One search for all the names (one pass over the text, not one per name), the longest first:
     where two start at one place, the other is its prefix and so not a whole word there; and an
-    occurrence the search steps over starts inside another identifier, on the same line."""
+    occurrence the search steps over starts inside another name, on the same line, after a letter,
+    digit or `_` (the names are ASCII identifiers: `·` may continue an identifier but is no word
+    character for `is_identifier_char`)."""
     return re.compile("|".join(re.escape(name) for name in sorted(set(names), key=len, reverse=True)))
 
 
