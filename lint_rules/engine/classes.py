@@ -24,7 +24,7 @@ from lint_rules.engine.caches import (
     WRAPPER_CLASSES,
     length_kind_of_transformers_class,
 )
-from lint_rules.engine.definitions import class_lineage, statements_within
+from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
 
@@ -103,7 +103,7 @@ class ClassFacts:
     def bodies_that_may_import(self) -> list[list[ast.stmt]]:
         """The bodies of the top-level `def`s and classes; with the text, only those whose lines hold the
         word `import` (every `from ... import` statement has it)."""
-        definitions = [node for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITIONS)]
+        definitions = [node for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITION_STATEMENTS)]
         if self.text is not None:
             lines = lines_mentioning(self.text, ["import"])
             definitions = [
@@ -412,9 +412,6 @@ class ClassFacts:
             return INT_LENGTH
         first = call.args[0]
         return self.constructed_kind(first, known_kind) or known_kind(first)
-
-
-DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def nested_imports(body: list[ast.stmt]) -> Iterator[ast.ImportFrom]:

@@ -17,12 +17,7 @@ from lint_rules.engine.expressions import dotted_name
 
 DEF_NAME = re.compile(r"def\s+(\w+)")
 CLASS_NAME = re.compile(r"class\s+(\w+)")
-COMPOUND_STATEMENTS = (
-    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match,
-)  # fmt: skip
 DEFINITION_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-BLOCK_HOLDERS = (*COMPOUND_STATEMENTS, *DEFINITION_STATEMENTS)
-"""The statements that hold blocks of statements (see `inner_blocks`)."""
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -213,7 +208,7 @@ def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[
         if not inside:
             continue
         inner: dict[int, list[ast.stmt]] = {}
-        for block in inner_blocks(statement) if isinstance(statement, BLOCK_HOLDERS) else []:
+        for block in inner_blocks(statement):
             for line, statements in statements_at_lines(block, inside).items():
                 inner.setdefault(line, []).extend(statements)
         for line in inside:

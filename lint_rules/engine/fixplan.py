@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from lint_rules.engine.definitions import first_line_of
+from lint_rules.engine.definitions import DEFINITION_STATEMENTS, first_line_of
 from lint_rules.engine.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
 from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.source_text import SourceText
@@ -106,7 +106,7 @@ def plan_fix(
 
 
 def scope_lines(owner: ast.AST) -> tuple[int, int]:
-    if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if not isinstance(owner, DEFINITION_STATEMENTS):
         return (0, 0)
     return (first_line_of(owner), owner.end_lineno or owner.lineno)
 
@@ -250,7 +250,7 @@ def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -
         return "the call is in an `elif` test, which runs only when the `if` test fails"
     if isinstance(statement, ast.Assert):
         return "the call is in an `assert`, which does not run under `python -O`"
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if isinstance(statement, DEFINITION_STATEMENTS):
         return "the call is in a decorator, a default argument or a class header"
     if isinstance(statement, (ast.For, ast.AsyncFor)) and child is not statement.iter:
         return "the call is in a loop target"

@@ -10,7 +10,7 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lint_rules.engine.definitions import Definition, first_line_of
+from lint_rules.engine.definitions import DEFINITION_STATEMENTS, Definition, first_line_of
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.scope import Scope
@@ -57,7 +57,7 @@ class ModuleRun:
     def runs_a_mention(self, statement: ast.stmt) -> bool:
         """Whether the statement, run in its own scope, evaluates a line that mentions a source: for a
         `def` or `class` only its header counts (decorators, defaults, bases), not its body."""
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(statement, DEFINITION_STATEMENTS):
             header_end = max(statement.lineno, statement.body[0].lineno - 1)
             return self.mentions_between(first_line_of(statement), header_end)
         return self.mentions(statement)

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.definitions import Definition
+from lint_rules.engine.definitions import DEFINITION_STATEMENTS, Definition
 from lint_rules.engine.narrowing import (
     flag_subjects,
     names_known_values_decide,
@@ -96,7 +96,7 @@ class FunctionWalker(ValueWalker):
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 state.bind(key_of(target), CLEAN)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(node, DEFINITION_STATEMENTS):
             for header_part in definition_header(node):
                 self.value(header_part, state)
             state.bind(node.name, CLEAN)
