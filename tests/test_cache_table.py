@@ -34,6 +34,7 @@ MAKERS = {
     "DynamicLayer": lambda: cu.DynamicLayer(),
     "DynamicSlidingWindowLayer": lambda: cu.DynamicSlidingWindowLayer(sliding_window=8),
     "StaticLayer": lambda: cu.StaticLayer(max_cache_len=16),
+    "StaticSlidingWindowLayer": lambda: cu.StaticSlidingWindowLayer(max_cache_len=16, sliding_window=8),
     "DynamicCache": lambda: cu.DynamicCache(config=config),
     "StaticCache": lambda: cu.StaticCache(config=config, max_cache_len=16),
     "SlidingWindowCache": lambda: cu.SlidingWindowCache(config=config, max_cache_len=16),

@@ -689,6 +689,18 @@ def test_a_parameter_returned_carries_the_argument_taint() -> None:
             """,
             "`super()` of an int-length class",
         ),
+        (
+            """
+            from transformers.cache_utils import StaticSlidingWindowLayer
+
+            class ReferenceLayer(StaticSlidingWindowLayer):
+                def get_mask_sizes(self, query_length):
+                    kv_length = max(self.window, self.kept + super().get_seq_length() + query_length)
+                    return kv_length, 0
+            """,
+            "the static sliding-window layer keeps an int mirror of its length (transformers 5.24.0's "
+            "UnlimitedOcrStaticReferenceSlidingWindowLayer)",
+        ),
     ],
 )
 def test_receiver_with_an_int_length_stays_silent(code: str, why: str) -> None:

@@ -14,8 +14,11 @@ INT_LENGTH = "int"
 TENSOR_LENGTH = "tensor"
 """A class's *length kind*: what its `get_seq_length()` returns ("" when unknown)."""
 
-INT_LENGTH_CLASSES = frozenset({"DynamicCache", "DynamicLayer", "DynamicSlidingWindowLayer"})
-"""Their length is computed from the stored keys' shape or kept as a Python int counter."""
+INT_LENGTH_CLASSES = frozenset(
+    {"DynamicCache", "DynamicLayer", "DynamicSlidingWindowLayer", "StaticSlidingWindowLayer"}
+)
+"""Their length is computed from the stored keys' shape or kept as a Python int counter (the static
+sliding-window layer keeps an int mirror, `cumulative_length_int`, beside its parent's tensor)."""
 
 TENSOR_LENGTH_CLASSES = frozenset({"StaticCache", "StaticLayer", "SlidingWindowCache"})
 """They keep `cumulative_length` as a tensor (shape (1,) in 5.5-5.12, 0-dim from 5.13) and return it."""
@@ -33,7 +36,7 @@ counter of their own (`StaticCache`, `HybridCache`) give as None, which the code
 CACHE_BASE_CLASSES = (
     frozenset(
         {
-            "Cache", "CacheLayerMixin", "StaticSlidingWindowLayer", "QuantizedLayer", "QuantizedCache",
+            "Cache", "CacheLayerMixin", "QuantizedLayer", "QuantizedCache",
             "EncoderDecoderCache", "HybridCache", "HybridChunkedCache", "OffloadedCache", "OffloadedStaticCache",
         }
     )
