@@ -544,6 +544,17 @@ SLG004 = _register(
                 why="a `DynamicCache`'s length is an int: narrowed through a flag variable, a class imported in "
                 "the function, and a subscript receiver",
             ),
+            Example(
+                """
+                class PositionalEmbedding(nn.Module):
+                    def forward(self, cache):
+                        max_pos = self.offset + cache.get_seq_length()
+                        if not (torch.compiler.is_compiling() and torch.is_tensor(max_pos)) and max_pos > self.size:
+                            self.grow(max_pos)
+                """,
+                why="gated as the rules advise for a compiled region: while compiling the test runs only for an "
+                "int, and eagerly the gate's author keeps the tensor (transformers' m2m_100, xglm, kosmos2)",
+            ),
         ),
     )
 )

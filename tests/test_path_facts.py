@@ -254,6 +254,67 @@ SILENT = [
         """,
         id="length-asked-before-the-isinstance",  # the same object, a DynamicCache: past is an int
     ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length() if cache is not None else 0
+            if isinstance(cache, DynamicCache):
+                return input_ids[:, past:]
+            return input_ids
+        """,
+        id="length-asked-in-an-if-expression-before-the-isinstance",  # the arm asked the same object
+    ),
+    pytest.param(
+        """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+        class PositionalEmbedding(nn.Module):
+            def forward(self, input_ids, cache_length=0):
+                max_pos = self.padding_idx + 1 + input_ids.shape[1] + cache_length
+                if not (is_torchdynamo_compiling() and torch.is_tensor(max_pos)) and max_pos > self.weights.size(0):
+                    self.make_weights(max_pos)
+                return self.weights.index_select(0, input_ids.view(-1))
+
+        class Decoder(nn.Module):
+            def __init__(self, config):
+                self.embed_positions = PositionalEmbedding(config)
+
+            def forward(self, input_ids, past_key_values):
+                return self.embed_positions(input_ids, past_key_values.get_seq_length())
+        """,
+        # transformers' m2m_100, kosmos2, xglm, nllb_moe, seamless_m4t: while compiling, the test holds
+        # only for an int `max_pos`; eagerly, the gate's author keeps the tensor
+        id="upstream-gate-compiling-and-is-tensor",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        class Model(nn.Module):
+            def forward(self, input_ids, cache):
+                past = cache.get_seq_length()
+                if not torch.compiler.is_compiling():
+                    if past > self.limit:
+                        self.grow(past)
+                return input_ids
+        """,
+        id="use-gated-by-not-is-compiling-in-a-forward",  # the gate the rules advise for compiled code
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length() if cache is not None else 0
+            if cache is None or isinstance(cache, DynamicCache):
+                return input_ids[:, past:]
+            return input_ids
+        """,
+        id="either-operand-of-a-true-or",  # None: past is 0; a DynamicCache: past is an int
+    ),
 ]
 
 
@@ -535,6 +596,49 @@ REPORTED = [
         """,
         [(6, "SLG002"), (9, "SLG002")],
         id="length-asked-of-another-object-or-used-after-the-branch",
+    ),
+    pytest.param(
+        """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+        class Model(nn.Module):
+            def forward(self, input_ids, cache):
+                past = cache.get_seq_length()
+                if not (is_torchdynamo_compiling() and torch.is_tensor(input_ids)) and past > 0:
+                    input_ids = input_ids[:, -1:]
+                if not torch.compiler.is_compiling():
+                    input_ids = input_ids[:, 1:]
+                return input_ids[:, past:]
+        """,
+        [(7, "SLG004"), (11, "SLG002")],
+        id="gate-on-another-name-or-a-use-after-the-gate",  # both run while compiling with a tensor past
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def trim(cache, x):
+            past = cache.get_seq_length()
+            if not torch.compiler.is_compiling():
+                return x[:, past:]
+            return x
+        """,
+        [(6, "SLG002")],
+        id="gate-in-host-code",  # nothing compiles this function: the gate always holds
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(input_ids, cache, other):
+            past = cache.get_seq_length()
+            if other is None or isinstance(cache, DynamicCache):
+                return input_ids[:, past:]
+            return input_ids
+        """,
+        [(6, "SLG002")],
+        id="one-operand-of-a-true-or-proves-nothing",  # other is None says nothing of cache
     ),
 ]
 

@@ -1,10 +1,13 @@
 """What a test tells inside the branch it guards: `isinstance(n, int)` and the else side of
 `isinstance(n, torch.Tensor)` (the fixer's guard) make `n` an int; `isinstance(c, DynamicCache)`
 makes `c` a cache whose length is an int; `not torch.compiler.is_compiling()` means the branch
-only runs eagerly; `c is None` drops the values of the source calls that ran only where `c` was not
-None; a name bound to such a test (`is_dynamic = isinstance(c, DynamicCache)`) narrows like the test.
-A test whose value is known before the code runs (`if False:`, `if TYPE_CHECKING:`, a module constant)
-leaves one branch dead."""
+only runs eagerly (in a compiled region, the gate the rules advise there: what was asked before it
+is used here only when nothing is traced); `c is None` drops the values of the source calls that
+ran only where `c` was not None; a name bound to such a test (`is_dynamic = isinstance(c,
+DynamicCache)`) narrows like the test. A false `a and b` (a true `a or b`) narrows like one of its
+operands, those before it having gone the other way: `not (is_compiling() and torch.is_tensor(n))`
+holds where nothing is traced or `n` is not a tensor. A test whose value is known before the code
+runs (`if False:`, `if TYPE_CHECKING:`, a module constant) leaves one branch dead."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import is_truth_literal
+from lint_rules.engine.scope import Scope
 from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, State, key_of
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
@@ -164,22 +168,21 @@ def is_compiling_check(test: ast.expr) -> bool:
     return isinstance(test, ast.Call) and ex.called_name(test).rpartition(".")[2] in COMPILING_CHECKS
 
 
-def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> State:
+def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts, scope: Scope) -> State:
     """The state where `test` evaluated to `truth` (in an `if` branch, after an `assert`, or for the
-    later operands of `and`/`or`)."""
+    later operands of `and`/`or`) in the function `scope`."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return narrow(test.operand, state, not truth, module)
+        return narrow(test.operand, state, not truth, module, scope)
     if isinstance(test, ast.BoolOp):
-        narrows_all = isinstance(test.op, ast.And) == truth
-        if narrows_all:
+        if isinstance(test.op, ast.And) == truth:  # every operand went that way
             for operand in test.values:
-                state = narrow(operand, state, truth, module)
-        return state
+                state = narrow(operand, state, truth, module, scope)
+            return state
+        return narrow_by_one_operand(test, state, truth, module, scope)
     if not truth and is_compiling_check(test):
-        state.kinds[EAGER_ONLY] = EAGER_ONLY
-        return state
+        return eager_only(state, scope)
     if isinstance(test, (ast.Name, ast.Attribute)):
-        return narrow_by_name(key_of(test), state, truth, module)
+        return narrow_by_name(key_of(test), state, truth, module, scope)
     none = none_test(test)
     if none is not None:
         key, true_when_none = none
@@ -201,11 +204,34 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts) -> St
     return state
 
 
-def narrow_by_name(key: str, state: State, truth: bool, module: ModuleFacts) -> State:
+def narrow_by_one_operand(test: ast.BoolOp, state: State, truth: bool, module: ModuleFacts, scope: Scope) -> State:
+    """A false `a and b` (a true `a or b`): one operand decided it, the ones before it having gone the
+    other way; the branch sees what holds whichever operand it was."""
+    if not any(may_narrow(operand) for operand in test.values):
+        return state
+    alternatives: list[State | None] = []
+    before = state
+    for operand in test.values:
+        alternatives.append(narrow(operand, before.copy(), truth, module, scope))
+        before = narrow(operand, before.copy(), not truth, module, scope)
+    return State.merge(alternatives) or state
+
+
+def eager_only(state: State, scope: Scope) -> State:
+    """Where `is_compiling()` was false nothing is traced. In a compiled region that gate is what the
+    rules advise instead of a guard: the lengths asked before it are used here only eagerly, so their
+    values end; the ones asked after it are eager-only sources (their guard is safe)."""
+    state.kinds[EAGER_ONLY] = EAGER_ONLY
+    if scope.compiled_region:
+        state.taint.clear()
+    return state
+
+
+def narrow_by_name(key: str, state: State, truth: bool, module: ModuleFacts, scope: Scope) -> State:
     """`if c:` (`c` is not None where true) and `if is_dynamic:` (a flag: narrows like its test)."""
     if not key:
         return state
     if truth:
         state.paths.not_none.add(key)
     flag = state.paths.flags.get(key)
-    return narrow(flag[0], state, truth, module) if flag is not None else state
+    return narrow(flag[0], state, truth, module, scope) if flag is not None else state

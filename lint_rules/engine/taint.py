@@ -273,6 +273,8 @@ class PathFacts:
             new = guarded - live
             if new:
                 self.guards[key] = self.guards.get(key, CLEAN) | new
+        for key, asked in inner.asked.items():  # a call in an `if`-expression arm asked the same object
+            self.asked[key] = self.asked.get(key, CLEAN) | asked
 
     @staticmethod
     def merge(paths: list[tuple[PathFacts, Taint]]) -> PathFacts:

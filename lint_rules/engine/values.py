@@ -73,8 +73,8 @@ class ValueWalker:
             return self.compare(node, state)
         if isinstance(node, ast.IfExp):
             self.bool_use(node.test, state)
-            arms = [(node.body, narrow(node.test, state.copy(), True, self.module))]
-            arms.append((node.orelse, narrow(node.test, state.copy(), False, self.module)))
+            arms = [(node.body, narrow(node.test, state.copy(), True, self.module, self.scope))]
+            arms.append((node.orelse, narrow(node.test, state.copy(), False, self.module, self.scope)))
             taint = CLEAN.union(*(self.value(arm, arm_state, consumed) for arm, arm_state in arms))
             for _, arm_state in arms:
                 state.adopt_guards(arm_state)
@@ -150,7 +150,7 @@ class ValueWalker:
         before = state
         for operand in node.values[:-1]:
             taint |= self.bool_use(operand, state)
-            state = narrowed_by(operand, state, truth, self.module)
+            state = narrowed_by(operand, state, truth, self.module, self.scope)
         taint |= self.value(node.values[-1], state, consumed)
         before.adopt_guards(state)
         return taint
@@ -346,7 +346,7 @@ class ValueWalker:
             before = state
             for operand in node.values:
                 taint |= self.bool_use(operand, state)
-                state = narrowed_by(operand, state, truth, self.module)
+                state = narrowed_by(operand, state, truth, self.module, self.scope)
             before.adopt_guards(state)
             return taint
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -417,12 +417,12 @@ class ValueWalker:
         raise NotImplementedError  # statements bind; see FunctionWalker
 
 
-def narrowed_by(operand: ast.expr, state: State, truth: bool, module: ModuleFacts) -> State:
+def narrowed_by(operand: ast.expr, state: State, truth: bool, module: ModuleFacts, scope: Scope) -> State:
     """The state for the operands after `operand` in an `and` (`truth`) or `or` chain: a narrowed
     copy when the operand narrows anything, else the same state (so that a walrus binding stays)."""
     if not may_narrow(operand):
         return state
-    narrowed = narrow(operand, state.copy(), truth, module)
+    narrowed = narrow(operand, state.copy(), truth, module, scope)
     return state if narrowed.same_as(state) else narrowed
 
 

@@ -87,7 +87,7 @@ class FunctionWalker(ValueWalker):
             self.bool_use(node.test, state)
             if node.msg is not None:
                 self.value(node.msg, state)
-            return narrow(node.test, state, True, self.module)
+            return narrow(node.test, state, True, self.module, self.scope)
         elif isinstance(node, ast.Expr):
             self.value(node.value, state)
             if state.paths and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
@@ -167,7 +167,7 @@ class FunctionWalker(ValueWalker):
         ends = []
         for index, (body, branch) in enumerate(walked):
             entry = state if index == len(walked) - 1 else state.copy()  # nothing reads `state` after the `if`
-            ends.append(self.walk_block(body, narrow(node.test, entry, branch, self.module)))
+            ends.append(self.walk_block(body, narrow(node.test, entry, branch, self.module, self.scope)))
         return State.merge(ends)
 
     def known_truth(self, test: ast.expr) -> bool | None:
@@ -209,7 +209,7 @@ class FunctionWalker(ValueWalker):
             loop_state = entry.copy()
             if isinstance(node, ast.While):
                 self.bool_use(node.test, loop_state)
-                body_state = narrow(node.test, loop_state.copy(), True, self.module)
+                body_state = narrow(node.test, loop_state.copy(), True, self.module, self.scope)
             else:
                 self.value(node.iter, loop_state)
                 body_state = loop_state.copy()
