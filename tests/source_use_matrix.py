@@ -160,6 +160,16 @@ USE_CONTEXTS = (
         silent_because="a name bound once to False makes the `and` false: the branch never runs",
     ),
     UseContext(
+        "not-compiling-gate-on-the-host",
+        "if not torch.compiler.is_compiling():\n    return ids[:, {L}:]",
+        (SLICE,),
+    ),
+    UseContext(
+        "either-operand-of-an-or",
+        "if flag is None or isinstance(ids, torch.Tensor):\n    return ids[:, {L}:]",
+        (SLICE,),
+    ),
+    UseContext(
         "nested-def",
         "def window():\n    {P}\n    return ids[:, {L}:]\n\nreturn window()",
         (SLICE,),
