@@ -315,6 +315,20 @@ SILENT = [
         """,
         id="either-operand-of-a-true-or",  # None: past is 0; a DynamicCache: past is an int
     ),
+    pytest.param(
+        """
+        def prep(x, cache, flag):
+            if cache is None:
+                return x
+            if cache is not None and flag:
+                x = x + 1
+            past = cache.get_seq_length()
+            if cache is None:
+                return x[:, past:]
+            return x
+        """,
+        id="a-false-and-keeps-what-was-known-not-none",  # its `cache is None` alternative cannot run
+    ),
 ]
 
 
@@ -640,9 +654,98 @@ REPORTED = [
         [(6, "SLG002")],
         id="one-operand-of-a-true-or-proves-nothing",  # other is None says nothing of cache
     ),
+    pytest.param(
+        """
+        import torch
+
+        class Model(nn.Module):
+            def is_compiling(self):
+                return self.flag
+
+            def forward(self, x, cache):
+                past = cache.get_seq_length()
+                if not torch.compiler.is_exporting():
+                    x = x[:, past:]
+                if not self.is_compiling():
+                    x = x[:, past:]
+                return x
+
+        @torch.jit.script
+        def trim(x, cache):
+            past = cache.get_seq_length()
+            if not torch.compiler.is_compiling():
+                x = x[:, past:]
+            return x
+        """,
+        [(10, "SLG002"), (12, "SLG002"), (19, "SLG002")],
+        # is_exporting() is False under torch.compile, a method of the model's own proves nothing, and
+        # is_compiling() is False under TorchScript (review25)
+        id="checks-some-tracer-leaves-false",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def prep(x, cache, other):
+            n = cache.get_seq_length() if cache is not None else 0
+            if not (cache is not None and torch.is_tensor(n)) and (m := other.get_seq_length()) is not None:
+                return x[:, m:]
+            return x
+        """,
+        [(6, "SLG002")],
+        id="walrus-in-an-operand-after-a-narrowing-one",  # m is bound for the branch too (review25)
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prep(x, caches, extra):
+            e = extra.get_seq_length() if extra is not None else 0
+            old = 0
+            for c in caches:
+                n = c.get_seq_length() if c is not None else 0
+                if isinstance(c, DynamicCache):
+                    x = x[:, old:]
+                old = n
+            return x, e
+        """,
+        [(9, "SLG002")],
+        id="previous-iteration-length-of-another-object",  # old was asked of the previous c (review25)
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prep(x, cache, other, flag, extra):
+            past = cache.get_seq_length() if extra is not None else 0
+            q = (cache := other) if flag is not None else None
+            if isinstance(cache, DynamicCache):
+                return x[:, past:]
+            return x
+        """,
+        [(7, "SLG002")],
+        id="receiver-rebound-in-an-if-expression-arm",  # cache may be another object now (review25)
+    ),
 ]
 
 
 @pytest.mark.parametrize(("code", "expected"), REPORTED)
 def test_reported(code: str, expected: list[tuple[int, str]]) -> None:
     assert codes(code) == expected
+
+
+def test_deeply_nested_and_or_tests_are_narrowed_in_bounded_time() -> None:
+    """Each level of alternating `and`/`or` doubles the alternatives a false test narrows by: past a few
+    levels nothing is narrowed (the length stays reported), so 60 levels finish at once (review25)."""
+    test = "v0"
+    for level in range(1, 60):
+        test = f"(v{level} {'and' if level % 2 else 'or'} {test})"
+    names = ", ".join(f"v{level}" for level in range(60))
+    code = f"""
+        def prep(x, cache, {names}):
+            past = cache.get_seq_length()
+            if not {test}:
+                return x[:, past:]
+            return x
+        """
+    assert codes(code) == [(4, "SLG002")]

@@ -38,6 +38,12 @@ def compiled_region_of(
     return ""
 
 
+def is_torchscript(region: str) -> bool:
+    """The region (or the one it was reached from) is a `@torch.jit.*` function: TorchScript, where
+    `torch.compiler.is_compiling()` is False."""
+    return ".jit." in region
+
+
 def is_replacement_forward(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """`def forward(self, ...)` or `def gaudi_llama_forward(self, ...)` outside a class body: patching
     code installs these as a module's `forward` (`Model.forward = fn`), so they run compiled. (A

@@ -86,6 +86,11 @@ class ModuleFacts:
         )
 
     @functools.cached_property
+    def has_walrus(self) -> bool:
+        """The text has `:=`: only then can an operand or an arm walked in a narrowed copy bind a name."""
+        return ":=" in self.source.text
+
+    @functools.cached_property
     def bound_modules(self) -> dict[str, str]:
         """Dotted local names that may name a module, for calls `m.f(...)`: see `imports.bound_modules`."""
         name, _ = self.classes.module

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
+from lint_rules.engine.compiled import is_torchscript
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import is_truth_literal
 from lint_rules.engine.scope import Scope
@@ -24,6 +25,9 @@ from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, S
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
 COMPILING_CHECKS = frozenset({"is_compiling", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_exporting"})
 """`torch.compiler.is_compiling()`, transformers' `is_torchdynamo_compiling()` and the like."""
+TRUE_WHENEVER_TRACED = frozenset({"is_compiling", "is_torchdynamo_compiling"})
+"""The checks that are True under `torch.compile` and `torch.export` alike (`is_exporting()` is False under
+`torch.compile`, `is_dynamo_compiling()` under non-strict export); all are False under TorchScript."""
 
 
 def classes_checked(classes: ast.expr, module: ModuleFacts) -> tuple[bool, bool]:
@@ -180,7 +184,7 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts, scope
             return state
         return narrow_by_one_operand(test, state, truth, module, scope)
     if not truth and is_compiling_check(test):
-        return eager_only(state, scope)
+        return eager_only(state, scope, true_whenever_traced(test, module))
     if isinstance(test, (ast.Name, ast.Attribute)):
         return narrow_by_name(key_of(test), state, truth, module, scope)
     none = none_test(test)
@@ -207,22 +211,44 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts, scope
 def narrow_by_one_operand(test: ast.BoolOp, state: State, truth: bool, module: ModuleFacts, scope: Scope) -> State:
     """A false `a and b` (a true `a or b`): one operand decided it, the ones before it having gone the
     other way; the branch sees what holds whichever operand it was."""
-    if not any(may_narrow(operand) for operand in test.values):
+    if bool_nesting(test) > MAX_ALTERNATIVE_NESTING or not any(map(may_narrow, test.values)):
         return state
     alternatives: list[State | None] = []
     before = state
     for operand in test.values:
         alternatives.append(narrow(operand, before.copy(), truth, module, scope))
         before = narrow(operand, before.copy(), not truth, module, scope)
-    return State.merge(alternatives) or state
+    merged = State.merge(alternatives) or state
+    merged.paths.not_none |= state.paths.not_none  # an alternative where such a key is None cannot run
+    return merged
 
 
-def eager_only(state: State, scope: Scope) -> State:
-    """Where `is_compiling()` was false nothing is traced. In a compiled region that gate is what the
-    rules advise instead of a guard: the lengths asked before it are used here only eagerly, so their
-    values end; the ones asked after it are eager-only sources (their guard is safe)."""
+MAX_ALTERNATIVE_NESTING = 3
+"""Each level of `and` inside `or` inside `and` ... doubles the alternatives: deeper, nothing is narrowed."""
+
+
+def bool_nesting(test: ast.expr) -> int:
+    if isinstance(test, ast.UnaryOp):
+        return bool_nesting(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return 1 + max(map(bool_nesting, test.values))
+    return 0
+
+
+def true_whenever_traced(test: ast.expr, module: ModuleFacts) -> bool:
+    """`torch.compiler.is_compiling()`, `torch._dynamo.is_compiling()` or a bare imported
+    `is_torchdynamo_compiling()` (not `self.is_compiling()`, nor a check some tracer leaves False)."""
+    prefix, _, last = ex.called_name(test).rpartition(".") if isinstance(test, ast.Call) else ("", "", "")
+    return last in TRUE_WHENEVER_TRACED and (not prefix or prefix.partition(".")[0] in module.torch_aliases)
+
+
+def eager_only(state: State, scope: Scope, true_when_traced: bool) -> State:
+    """Where `is_compiling()` was false nothing is traced. In a region Dynamo or export traces, that
+    gate is what the rules advise instead of a guard: the lengths asked before it are used here only
+    eagerly, so their values end; the ones asked after it are eager-only sources (their guard is
+    safe). TorchScript leaves the check False, so its regions keep their values."""
     state.kinds[EAGER_ONLY] = EAGER_ONLY
-    if scope.compiled_region:
+    if state.taint and true_when_traced and scope.compiled_region and not is_torchscript(scope.compiled_region):
         state.taint.clear()
     return state
 

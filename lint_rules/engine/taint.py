@@ -189,7 +189,7 @@ class State:
     def adopt_guards(self, inner: State) -> None:
         """After an expression evaluated in a narrowed copy (an `if`-expression arm, the rest of an `and`):
         the source calls that ran there ran only where its keys were not None."""
-        if inner.paths.guards:
+        if inner.paths.guards or inner.paths.asked:
             self.paths.adopt(inner.paths, self.live_origins())
 
 
@@ -274,7 +274,9 @@ class PathFacts:
             if new:
                 self.guards[key] = self.guards.get(key, CLEAN) | new
         for key, asked in inner.asked.items():  # a call in an `if`-expression arm asked the same object
-            self.asked[key] = self.asked.get(key, CLEAN) | asked
+            new = asked - live  # a value still around from an earlier run of the call may be another object's
+            if new:
+                self.asked[key] = self.asked.get(key, CLEAN) | new
 
     @staticmethod
     def merge(paths: list[tuple[PathFacts, Taint]]) -> PathFacts:

@@ -78,6 +78,7 @@ class ValueWalker:
             taint = CLEAN.union(*(self.value(arm, arm_state, consumed) for arm, arm_state in arms))
             for _, arm_state in arms:
                 state.adopt_guards(arm_state)
+            self.keep_walrus_bindings([node.body, node.orelse], state, [arm_state for _, arm_state in arms])
             return taint
         if isinstance(node, ast.NamedExpr):
             taint = self.value(node.value, state, consumed)
@@ -153,7 +154,21 @@ class ValueWalker:
             state = narrowed_by(operand, state, truth, self.module, self.scope)
         taint |= self.value(node.values[-1], state, consumed)
         before.adopt_guards(state)
+        self.keep_walrus_bindings(node.values[1:], before, [state])
         return taint
+
+    def keep_walrus_bindings(self, parts: list[ast.expr], outer: State, inner: list[State]) -> None:
+        """A walrus in an operand or arm walked in a narrowed copy binds its name after the expression
+        too: to what it bound there, or what it held before where that part did not run."""
+        if not self.module.has_walrus or any(state is outer for state in inner):
+            return
+        for part in parts:
+            for node in ast.walk(part):
+                if isinstance(node, ast.NamedExpr):
+                    key = node.target.id
+                    outer.bind(
+                        key, outer.taint.get(key, CLEAN).union(*(state.taint.get(key, CLEAN) for state in inner))
+                    )
 
     def compare(self, node: ast.Compare, state: State) -> Taint:
         taint = CLEAN
@@ -348,6 +363,7 @@ class ValueWalker:
                 taint |= self.bool_use(operand, state)
                 state = narrowed_by(operand, state, truth, self.module, self.scope)
             before.adopt_guards(state)
+            self.keep_walrus_bindings(node.values[1:], before, [state])
             return taint
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             self.bool_use(node.operand, state)
