@@ -166,9 +166,9 @@ class ValueWalker:
             for node in ast.walk(part):
                 if isinstance(node, ast.NamedExpr):
                     key = node.target.id
-                    outer.bind(
-                        key, outer.taint.get(key, CLEAN).union(*(state.taint.get(key, CLEAN) for state in inner))
-                    )
+                    taint = outer.taint.get(key, CLEAN).union(*(state.taint.get(key, CLEAN) for state in inner))
+                    kinds = {state.kind(key) for state in [outer, *inner]}
+                    outer.bind(key, taint, kinds.pop() if len(kinds) == 1 else "")
 
     def compare(self, node: ast.Compare, state: State) -> Taint:
         taint = CLEAN
