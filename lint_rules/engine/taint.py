@@ -188,7 +188,8 @@ class State:
 
     def adopt_guards(self, inner: State) -> None:
         """After an expression evaluated in a narrowed copy (an `if`-expression arm, the rest of an `and`):
-        the source calls that ran there ran only where its keys were not None."""
+        the source calls that ran there ran only where its keys were not None, and asked the objects
+        their receivers hold."""
         if inner.paths.guards or inner.paths.asked:
             self.paths.adopt(inner.paths, self.live_origins())
 
@@ -269,14 +270,13 @@ class PathFacts:
                 self.guards[key] = self.guards.get(key, CLEAN) | {origin}
 
     def adopt(self, inner: PathFacts, live: Taint) -> None:
-        for key, guarded in inner.guards.items():
-            new = guarded - live
-            if new:
-                self.guards[key] = self.guards.get(key, CLEAN) | new
-        for key, asked in inner.asked.items():  # a call in an `if`-expression arm asked the same object
-            new = asked - live  # a value still around from an earlier run of the call may be another object's
-            if new:
-                self.asked[key] = self.asked.get(key, CLEAN) | new
+        """The guards and the asked receivers of the source calls that ran in `inner`; a value still
+        around (`live`) from an earlier run of the same call keeps only what it had."""
+        for mine, theirs in ((self.guards, inner.guards), (self.asked, inner.asked)):
+            for key, origins in theirs.items():
+                new = origins - live
+                if new:
+                    mine[key] = mine.get(key, CLEAN) | new
 
     @staticmethod
     def merge(paths: list[tuple[PathFacts, Taint]]) -> PathFacts:
