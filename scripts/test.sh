@@ -21,8 +21,10 @@ python_311_or_newer() {
 if [ ! -x .venv/bin/python ]; then
     "$(python_311_or_newer)" -m venv .venv
 fi
-# The test extra pins torch==2.13.0, the CPU wheel pip finds on local disk; no
-# other requirement asks for torch, so an unpinned (CUDA) build never comes in.
+# The test extra pins torch==2.13.0 and nothing else asks for torch. What pip downloads for it
+# depends on where it looks: from the package index alone, on Linux x86_64, the CUDA build (torch
+# plus about twenty nvidia-*/cuda-* packages, several GB); with PyTorch's CPU wheel index in
+# PIP_EXTRA_INDEX_URL, or a CPU wheel in PIP_FIND_LINKS (as on this project's CI), 2.13.0+cpu.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
 if [ -f tests/runtime/build_envs.py ]; then

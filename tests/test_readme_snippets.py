@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,10 @@ from tests.test_packaging import BAD_SOURCE, copy_distribution, git_env, run
 pytestmark = pytest.mark.slow
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-PLACEHOLDER_URL = "https://github.com/OWNER/seqlen-guard"
+PLACEHOLDER_URL = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"][
+    "urls"
+]["Repository"]
+"""The canonical location, the one string a user replaces when installing from elsewhere."""
 
 
 def readme_pre_commit_config() -> str:
