@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from lint_rules.checking import check_text
+from lint_rules.fingerprints import every_fingerprint
 from lint_rules.settings import Settings
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -365,3 +366,33 @@ def test_many_fixed_entries_are_listed_up_to_ten(package: Path) -> None:
     assert len(lines) == 12 and all(line.endswith(": fixed (in the baseline, no longer found)") for line in lines[:10])
     assert lines[10] == "seqlen-guard: and 2 more fixed entries"
     assert lines[11].endswith("0 new findings, 5 known, 12 fixed entries; `seqlen-guard --write-baseline` drops them")
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("x[:n]", "x[:n]  # noqa: SLG002"),
+        ("x[:n]  # noqa: E501", "x[:n]  # noqa: E501, SLG002"),
+        ("x[:n]  # why", "x[:n]  # why  # seqlen-guard: ignore[SLG002]"),
+        ("x[:n]", "x[:n]  # noqa"),
+    ],
+)
+def test_a_silenced_finding_keeps_the_fingerprint_it_had_before_its_comment(before: str, after: str) -> None:
+    """The comment is on the finding's line, part of what its fingerprint hashes: the silenced finding
+    also carries the one it had before (this tool's codes taken out of the comment)."""
+    code = "def f(cache, x):\n    n = cache.get_seq_length()\n    return {}\n"
+    [reported] = check_text("m.py", code.format(before), Settings()).findings
+    original = check_text("m.py", code.format(before), Settings()).fingerprints[reported]
+    silenced = check_text("m.py", code.format(after), Settings())
+    [finding] = silenced.silenced
+    assert silenced.fingerprints[finding] != original, "the line changed, so did the fingerprint"
+    assert original in every_fingerprint(silenced.fingerprints, finding)
+
+
+def test_a_reported_finding_gets_no_fingerprint_without_its_comment() -> None:
+    """Must-stay twin: a finding a comment does not silence (another code) is written with its one
+    fingerprint per value; the comment-free one would be a second, phantom entry."""
+    code = "def f(cache, x):\n    n = cache.get_seq_length()\n    return x[:n]  # noqa: E501\n"
+    result = check_text("m.py", code, Settings())
+    [finding] = result.findings
+    assert every_fingerprint(result.fingerprints, finding) == [result.fingerprints[finding]]
