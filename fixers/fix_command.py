@@ -23,6 +23,7 @@ from lint_rules.baseline import BaselineError, load_baseline
 from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, settings_from_args
 from lint_rules.exit_codes import EXIT_ERROR
 from lint_rules.explain import explain
+from lint_rules.wording import counted
 
 PROG = "seqlen-guard-fix"
 
@@ -84,6 +85,6 @@ def run(argv: Sequence[str] | None) -> int:
 
 def outside_note(count: int) -> str:
     return (
-        f"seqlen-guard-fix: note: the diff names {count} files outside the current folder (a/../...), "
-        "which git apply and patch refuse; run it from a folder that holds them"
+        f"seqlen-guard-fix: note: the diff names {counted(count, 'file')} outside the current folder (a/../...), "
+        f"which git apply and patch refuse; run it from a folder that holds {'it' if count == 1 else 'them'}"
     )

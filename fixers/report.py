@@ -6,6 +6,7 @@ from fixers.fix_files import FileOutcome, Mode
 from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from lint_rules.findings import Finding, FixSafety
 from lint_rules.formats import render
+from lint_rules.wording import counted
 
 
 class Report:
@@ -82,9 +83,9 @@ class Report:
         left = self.unsafe + self.unfixable
         partly = f" ({self.partly_fixed} partly)" if self.partly_fixed else ""
         return (
-            f"seqlen-guard-fix: {self.files} files scanned, {self.findings} findings, {self.fixed} {self.verb}{partly} "
-            f"in {self.changed_files} files, {left} left ({self.unsafe} unsafe, {self.unfixable} no automatic fix), "
-            f"{self.errors} errors"
+            f"seqlen-guard-fix: {counted(self.files, 'file')} scanned, {counted(self.findings, 'finding')}, "
+            f"{self.fixed} {self.verb}{partly} in {counted(self.changed_files, 'file')}, "
+            f"{left} left ({self.unsafe} unsafe, {self.unfixable} no automatic fix), {counted(self.errors, 'error')}"
         )
 
     def exit_code(self, exit_zero: bool) -> int:

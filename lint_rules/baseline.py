@@ -6,11 +6,16 @@ the rule and the finding's fingerprint (`lint_rules.fingerprints`: the enclosing
 normalized code of the use and of its source call, no line numbers), so it survives edits
 elsewhere in the file. Entries are matched as a multiset per file: two equal findings need two
 entries. A finding that values bound apart reach (one finding, a plan per value) is written as an
-entry per value and is known while one of them matches; the others then count as fixed. An entry of a checked file that no finding matches any more is "fixed"; the next
-`--write-baseline` drops it.
+entry per value and is known while one of them matches; the others then count as fixed.
+
+An entry of a checked file that no reported finding matches any more is either "suppressed" (a
+finding that a suppression comment, or the configuration's select/ignore/per-file-ignores, now
+silences still matches it) or "fixed" (no finding matches it at all). The next `--write-baseline`
+drops both: the baseline records the findings that would be reported, so a suppression comment
+removed later brings its finding back as new, not as silently known.
 
 The checker applies the baseline inside `check_tree` (so that `-j` workers and the fixer's
-convergence check see the same split), the command reports the fixed entries.
+convergence check see the same split), the command reports the stale entries.
 """
 
 from __future__ import annotations
@@ -92,19 +97,14 @@ class Baseline:
                 new.append(finding)
         return new, known
 
-    def unmatched(self, path: str, known: Sequence[Finding], fingerprints: Mapping[Finding, str]) -> list[Entry]:
-        """The entries of a checked file that none of its `known` findings matched: fixed since."""
-        matched = collections.Counter(
-            (finding.code, fingerprint) for finding in known for fingerprint in every_fingerprint(fingerprints, finding)
-        )
-        gone = []
-        for entry in self.by_path.get(self.relative(path), ()):
-            key = (entry.rule, entry.fingerprint)
-            if matched[key] > 0:
-                matched[key] -= 1
-            else:
-                gone.append(entry)
-        return gone
+    def stale(
+        self, path: str, found: Sequence[Finding], silenced: Sequence[Finding], fingerprints: Mapping[Finding, str]
+    ) -> Stale:
+        """The entries of one checked file that none of the findings it would report without a baseline
+        (`found`) matches: those a silenced finding still matches (suppressed), and the others (fixed)."""
+        _, gone = matched_apart(self.by_path.get(self.relative(path), ()), found, fingerprints)
+        suppressed, fixed = matched_apart(gone, silenced, fingerprints)
+        return Stale(fixed, suppressed)
 
     def vanished_files(self, scanned: set[str], roots: Sequence[str]) -> list[Entry]:
         """Entries of files under the checked paths that no longer exist (deleted or renamed)."""
@@ -117,6 +117,35 @@ class Baseline:
             if any(absolute == folder or absolute.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders):
                 gone.extend(entries)
         return gone
+
+
+def matched_apart(
+    entries: Iterable[Entry], findings: Sequence[Finding], fingerprints: Mapping[Finding, str]
+) -> tuple[list[Entry], list[Entry]]:
+    """(matched, unmatched): the entries `findings` match and the others, as multisets (a finding of
+    several values, written as an entry per value, matches an entry per value)."""
+    left = collections.Counter(
+        (finding.code, fingerprint) for finding in findings for fingerprint in every_fingerprint(fingerprints, finding)
+    )
+    matched: list[Entry] = []
+    unmatched: list[Entry] = []
+    for entry in entries:
+        key = (entry.rule, entry.fingerprint)
+        if left[key] > 0:
+            left[key] -= 1
+            matched.append(entry)
+        else:
+            unmatched.append(entry)
+    return matched, unmatched
+
+
+class Stale(NamedTuple):
+    """Entries no reported finding matches any more."""
+
+    fixed: list[Entry]
+    """No finding at all matches them (fixed, or the file deleted)."""
+    suppressed: list[Entry]
+    """A finding that a suppression comment or the configuration silences still matches them."""
 
 
 def load_baseline(path: str | Path) -> Baseline:

@@ -3,9 +3,12 @@ folder, as flake8 and ruff do.
 
 With a baseline (`--baseline FILE`, `baseline = "..."` in `[tool.seqlen-guard]`, or a
 `seqlen-guard-baseline.json` at or above the current folder) only findings that are not in it
-are reported; its entries that no longer match are listed on stderr as fixed.
-`--write-baseline [FILE]` records today's findings instead; `--add-noqa` writes a suppression
-comment for each of them.
+are reported. On stderr, the entries no finding matches any more are listed as fixed (the first
+ten), and one line counts new findings, known ones (and their entries, where a finding of several
+values has one per value), fixed entries and suppressed ones (a suppression comment or the
+configuration now silences their finding). `--write-baseline [FILE]` records today's findings
+instead, dropping fixed and suppressed entries; `--add-noqa` writes a suppression comment for each
+finding (`fixers.add_noqa`, handed in by `lint_rules.program`).
 
 Exit status: 0 clean, 1 findings, 2 a usage or configuration error, or a file that could not be
 read or parsed (the other files are still checked).
@@ -14,11 +17,11 @@ read or parsed (the other files are still checked).
 from __future__ import annotations
 
 import argparse
-import collections
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from lint_rules.baseline import (
     DEFAULT_NAME,
@@ -40,6 +43,7 @@ from lint_rules.fingerprints import Fingerprints
 from lint_rules.formats import render
 from lint_rules.parallel import ordered_map
 from lint_rules.settings import Settings
+from lint_rules.wording import counted
 
 PROG = "seqlen-guard"
 
@@ -81,7 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(argv: Sequence[str] | None) -> int:
+AddNoqaCommand = Callable[[Sequence[str], Settings, int], int]
+"""`--add-noqa` on (paths, settings, jobs): it writes files, so fixers carries it out (`fixers.add_noqa`);
+the command over both packages (`lint_rules.program`) passes it in."""
+
+
+def run(argv: Sequence[str] | None, add_noqa: AddNoqaCommand | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.explain:
@@ -99,7 +108,9 @@ def run(argv: Sequence[str] | None) -> int:
     if args.write_baseline is not None:
         return write_command(args, settings, baseline)
     if args.add_noqa:
-        return add_noqa_command(args, settings)
+        if add_noqa is None:
+            parser.error("--add-noqa is run by the seqlen-guard command (lint_rules.program)")
+        return add_noqa(args.paths, settings, args.jobs)
     settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
     with STAMPS.kept_for_the_run():  # the check writes no source file
         results = Collected.of(check_paths(args.paths, settings, args.jobs))
@@ -153,58 +164,96 @@ def write_command(args: argparse.Namespace, settings: Settings, current: Baselin
         return EXIT_ERROR
     results = Collected.of(check_paths(args.paths, settings._replace(baseline=None), args.jobs))
     entries = entries_for(old, results.findings, results.fingerprints)
+    stale = stale_entries(old, results, args.paths)
     scanned = {old.relative(path) for path in results.paths}
-    vanished = set(old.vanished_files(scanned, args.paths))
+    vanished = set(stale.vanished)
     kept = [entry for entry in old.entries if entry.path not in scanned and entry not in vanished]
-    dropped = len(old.entries) - len(kept) - matched_count(old, entries)
     write_baseline(target, [*entries, *kept])
-    print(
-        f"{PROG}: wrote {len(entries) + len(kept)} findings to {shown(target)} "
-        f"({len(entries)} found now, {dropped} no longer found dropped)",
-        file=sys.stderr,
-    )
+    print(written_summary(target, len(results.findings), len(entries), len(kept), stale), file=sys.stderr)
     results.print_errors()
     return EXIT_ERROR if results.errors else EXIT_CLEAN
 
 
-def matched_count(old: Baseline, entries: Sequence[Entry]) -> int:
-    """How many of the old entries the new ones still match (as a multiset)."""
-    return sum((collections.Counter(e.key for e in old.entries) & collections.Counter(e.key for e in entries)).values())
+def written_summary(target: Path, findings: int, entries: int, kept: int, stale: StaleEntries) -> str:
+    """`wrote FILE: 275 findings (277 entries), kept 3 entries of files not checked; dropped 1 fixed entry`."""
+    kept_text = f", kept {counted(kept, 'entry', 'entries')} of files not checked" if kept else ""
+    dropped = stale.counts()
+    dropped_text = f"; dropped {dropped}" if dropped else ""
+    return f"{PROG}: wrote {shown(target)}: {findings_and_entries(findings, entries)}{kept_text}{dropped_text}"
 
 
-def add_noqa_command(args: argparse.Namespace, settings: Settings) -> int:
-    from lint_rules.add_noqa import add_suppressions
+def findings_and_entries(findings: int, entries: int, label: str = "") -> str:
+    """`275 findings (277 entries)`: the entries named too where they differ (one per value of a finding
+    that values bound apart reach); with a `label`, `275 known (277 entries)`."""
+    counted_findings = f"{findings} {label}" if label else counted(findings, "finding")
+    return counted_findings if findings == entries else f"{counted_findings} ({counted(entries, 'entry', 'entries')})"
 
-    results = Collected.of(check_paths(args.paths, settings._replace(baseline=None), args.jobs))
-    by_file: dict[str, list[Finding]] = {}
-    for finding in results.findings:
-        by_file.setdefault(finding.path, []).append(finding)
-    added = changed = 0
-    for path, findings in by_file.items():
-        problem = add_suppressions(path, findings, settings.suppression_style)
-        if problem:
-            results.errors.append((path, problem))
-        else:
-            added, changed = added + len(findings), changed + 1
-    print(f"{PROG}: added suppressions for {added} findings in {changed} files", file=sys.stderr)
-    results.print_errors()
-    return EXIT_ERROR if results.errors else EXIT_CLEAN
+
+MAX_FIXED_LISTED = 10
+"""Fixed entries listed one per line; past this many, one line counts the rest."""
+
+
+class StaleEntries(NamedTuple):
+    """The baseline's entries, as this run's findings left them."""
+
+    known: int
+    """Entries a finding that would be reported matches."""
+    fixed: list[Entry]
+    """Entries no finding matches (their file deleted included)."""
+    suppressed: list[Entry]
+    """Entries only a finding that a suppression comment or the configuration silences matches."""
+    vanished: list[Entry]
+    """The fixed entries of files that no longer exist."""
+
+    def fixed_text(self) -> str:
+        return counted(len(self.fixed), "fixed entry", "fixed entries")
+
+    def suppressed_text(self) -> str:
+        return counted(len(self.suppressed), "suppressed entry", "suppressed entries")
+
+    def counts(self) -> str:
+        """`1 fixed entry and 277 suppressed entries`; '' when there are none."""
+        parts = [self.fixed_text()] if self.fixed else []
+        return " and ".join([*parts, self.suppressed_text()] if self.suppressed else parts)
+
+
+def stale_entries(baseline: Baseline, results: Collected, roots: Sequence[str]) -> StaleEntries:
+    """Which entries of the checked files still match a finding, which only a silenced one, which none."""
+    known = 0
+    fixed: list[Entry] = []
+    suppressed: list[Entry] = []
+    for result in results.checked:
+        stale = baseline.stale(result.path, result.found, result.suppressed, result.fingerprints)
+        fixed += stale.fixed
+        suppressed += stale.suppressed
+        entries = baseline.by_path.get(baseline.relative(result.path), ())
+        known += len(entries) - len(stale.fixed) - len(stale.suppressed)
+    vanished = baseline.vanished_files({baseline.relative(path) for path in results.paths}, roots)
+    return StaleEntries(known, fixed + vanished, suppressed, vanished)
 
 
 def report_baseline(baseline: Baseline, results: Collected, roots: Sequence[str]) -> None:
-    """On stderr: each entry no finding matches any more, and the counts."""
-    fixed: list[Entry] = []
-    for result in results.checked:
-        fixed.extend(baseline.unmatched(result.path, result.baselined, result.fingerprints))
-    fixed.extend(baseline.vanished_files({baseline.relative(path) for path in results.paths}, roots))
-    for entry in fixed:
+    """On stderr: the first fixed entries, then one line of counts (suppressed entries only counted)."""
+    stale = stale_entries(baseline, results, roots)
+    for entry in stale.fixed[:MAX_FIXED_LISTED]:
         print(f"{entry.describe()}: fixed (in the baseline, no longer found)", file=sys.stderr)
-    known = sum(len(result.baselined) for result in results.checked)
-    note = f"; `{PROG} --write-baseline` drops them" if fixed else ""
-    print(
-        f"{PROG}: baseline {shown(baseline.file)}: {len(results.findings)} new, {known} known, {len(fixed)} fixed{note}",
-        file=sys.stderr,
-    )
+    if len(stale.fixed) > MAX_FIXED_LISTED:
+        more = counted(len(stale.fixed) - MAX_FIXED_LISTED, "more fixed entry", "more fixed entries")
+        print(f"{PROG}: and {more}", file=sys.stderr)
+    print(baseline_summary(baseline, results, stale), file=sys.stderr)
+
+
+def baseline_summary(baseline: Baseline, results: Collected, stale: StaleEntries) -> str:
+    """`baseline FILE: 1 new finding, 275 known (277 entries), 0 fixed entries, 2 suppressed entries
+    (...); `seqlen-guard --write-baseline` drops them`."""
+    known = findings_and_entries(sum(len(result.baselined) for result in results.checked), stale.known, "known")
+    counts = [counted(len(results.findings), "new finding"), known, stale.fixed_text()]
+    if stale.suppressed:
+        whose = "its finding" if len(stale.suppressed) == 1 else "their findings"
+        counts.append(f"{stale.suppressed_text()} (a suppression comment or the configuration silences {whose})")
+    stale_count = len(stale.fixed) + len(stale.suppressed)
+    note = f"; `{PROG} --write-baseline` drops {'it' if stale_count == 1 else 'them'}" if stale_count else ""
+    return f"{PROG}: baseline {shown(baseline.file)}: {', '.join(counts)}{note}"
 
 
 def shown(path: Path) -> str:

@@ -35,6 +35,19 @@ class CheckedFile(NamedTuple):
     """Findings the baseline (`settings.baseline`) knows: not reported."""
     silenced_by: Mapping[Finding, str] = {}
     """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore")."""
+    disabled: tuple[Finding, ...] = ()
+    """Findings of rules the settings turn off for this file (select, ignore, per-file-ignores): never
+    shown, but a baseline entry they match is suppressed, not fixed."""
+
+    @property
+    def found(self) -> tuple[Finding, ...]:
+        """The findings that would be reported without a baseline."""
+        return (*self.findings, *self.baselined)
+
+    @property
+    def suppressed(self) -> tuple[Finding, ...]:
+        """The findings a suppression comment or the settings silence."""
+        return (*self.silenced, *self.disabled)
 
 
 def check_path(path: str, settings: Settings) -> CheckedFile:
@@ -66,12 +79,22 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
     findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
-    enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
+    enabled: list[Finding] = []
+    disabled: list[Finding] = []
+    for finding in findings:
+        (enabled if settings.enabled(finding.code, path) else disabled).append(finding)
     reported, silenced = (enabled, {}) if settings.disable_noqa else split_silenced(enabled, text, tree)
-    keys = fingerprints([*reported, *silenced], text)
+    keys = fingerprints([*reported, *silenced, *disabled], text, silenced)
     new, known = split_baselined(path, reported, keys, settings.baseline)
     return CheckedFile(
-        path, tuple(new), tuple(silenced), parsed=True, fingerprints=keys, baselined=tuple(known), silenced_by=silenced
+        path,
+        tuple(new),
+        tuple(silenced),
+        parsed=True,
+        fingerprints=keys,
+        baselined=tuple(known),
+        silenced_by=silenced,
+        disabled=tuple(disabled),
     )
 
 

@@ -13,10 +13,13 @@ the location next to the fingerprint. The same value is `fingerprint` in JSON an
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from lint_rules.findings import Finding, Span
 from lint_rules.lines import split_lines
+from lint_rules.noqa import NOQA_MARKER, OWN_MARKER, mentions_a_marker, without_own_suppression
+
+MARKERS = (NOQA_MARKER, OWN_MARKER)
 
 SARIF_KEY = "seqlenGuard/v1"
 
@@ -53,22 +56,39 @@ def finding_key(finding: Finding, lines: Sequence[str], origin_line: int = 0) ->
     return "\0".join(parts)
 
 
-def fingerprints(findings: Sequence[Finding], text: str) -> Fingerprints:
-    """Each finding of one file (in the file's order) -> its fingerprint, 16 hex digits."""
+def fingerprints(findings: Sequence[Finding], text: str, silenced: Collection[Finding] = ()) -> Fingerprints:
+    """Each finding of one file (in the file's order) -> its fingerprint, 16 hex digits. A `silenced`
+    finding also gets those it had before its suppression comment was written (`Fingerprints.every`),
+    so that a baseline entry of it counts as suppressed, not fixed."""
     if not findings:
         return Fingerprints()
     lines = split_lines(text)
+    unsuppressed = unsuppressed_lines(lines) if silenced else lines
     seen: dict[str, int] = {}
     hashed: dict[Finding, str] = {}
     alternates: dict[Finding, list[str]] = {}
     for finding in sorted(findings, key=lambda f: (f.span.line, f.span.col, f.code, f.origin.line)):
-        key = finding_key(finding, lines)
+        key, *other_values = value_keys(finding, lines)
         rank = seen.get(key, 0)
         seen[key] = rank + 1
-        hashed[finding] = f"{key}\0{rank}"
-        others = dict.fromkeys(plan.call.line for plan in finding.other_fixes if plan.call.line != finding.origin.line)
-        alternates[finding] = [f"{finding_key(finding, lines, line)}\0{rank}" for line in others]
+        ranked = [f"{each}\0{rank}" for each in (key, *other_values)]
+        if finding in silenced and unsuppressed is not lines:
+            ranked += [f"{each}\0{rank}" for each in value_keys(finding, unsuppressed)]
+        hashed[finding] = ranked[0]
+        alternates[finding] = list(dict.fromkeys(each for each in ranked[1:] if each != ranked[0]))
     return Fingerprints(hashed, alternates)
+
+
+def value_keys(finding: Finding, lines: Sequence[str]) -> list[str]:
+    """The finding's key, then its key with each other value bound apart as the origin."""
+    others = dict.fromkeys(plan.call.line for plan in finding.other_fixes if plan.call.line != finding.origin.line)
+    return [finding_key(finding, lines), *(finding_key(finding, lines, line) for line in others)]
+
+
+def unsuppressed_lines(lines: list[str]) -> list[str]:
+    """The lines without this tool's suppression comments; `lines` itself when none has one."""
+    stripped = [without_own_suppression(line) if mentions_a_marker(line, MARKERS) else line for line in lines]
+    return lines if stripped == lines else stripped
 
 
 class Fingerprints(Mapping[Finding, str]):

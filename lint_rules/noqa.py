@@ -66,6 +66,23 @@ def noqa_codes(comment_text: str, pattern: LazyPattern = NOQA) -> frozenset[str]
     return frozenset(code.upper() for code in re.split(r"[,\s]+", codes) if code)
 
 
+def without_own_suppression(line: str) -> str:
+    """The line as it was before `--add-noqa` (or a hand) silenced this tool's codes on it: an own
+    comment removed, a `# noqa` losing its SLG codes (removed when none are left). What a baseline
+    entry of a finding silenced since was fingerprinted from."""
+    for pattern in (OWN, NOQA):
+        match = pattern.search(line)
+        if match is None:
+            continue
+        codes = match.group("codes")
+        others = [code for code in re.split(r"[,\s]+", codes or "") if code and not code.upper().startswith("SLG")]
+        if pattern is NOQA and others:
+            line = line[: match.start("codes")] + ", ".join(others) + line[match.end("codes") :]
+        else:
+            line = line[: match.start()] + line[match.end() :]
+    return line
+
+
 def is_silenced(code: str, silenced: frozenset[str] | None) -> bool:
     if silenced is None:
         return False

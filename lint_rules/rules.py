@@ -38,6 +38,8 @@ class Rule(NamedTuple):
     """(use, message template): how the rule describes each kind of harmful use it reports."""
     device_fix: str = ""
     """The device-preserving rewrite the fixer applies to some of the rule's uses ("" if none)."""
+    used_as: str = "a Python int"
+    """What every use the rule reports makes of the length, the end of its messages ("used as ...")."""
 
     def detail(self, use: str, **fields: object) -> str:
         """What the use is, e.g. "slice bound `-n`"; `passed` is shared: a call into a function that has
@@ -53,7 +55,7 @@ class Rule(NamedTuple):
     ) -> str:
         """`also_from`: the other source calls (method, line) whose values reach the same use."""
         where = f" [compiled region: {compiled_region}]" if compiled_region else ""
-        return f"{detail}: tensor-valued length from {origins_text([(method, line), *also_from])} used as a Python int{where}"
+        return f"{detail}: tensor-valued length from {origins_text([(method, line), *also_from])} used as {self.used_as}{where}"
 
 
 PASSED_TEMPLATE = "passed as `{parameter}` to {callees} (line {callee_line}), which uses it as {callee_detail}"
@@ -464,6 +466,7 @@ SLG004 = _register(
             ("truth", "Python truth test on `{expr}`"),
             ("match", "`match` on `{expr}`: its `case` patterns compare it in Python"),
         ),
+        used_as="a Python branch condition",
         what_it_does=(
             "Checks for a `get_seq_length()` result tested for truth: `if`/`elif`/`while`/`assert`, conditional "
             "expressions, `and`/`or`/`not`, comparisons such as `n > 0` used as a condition, `n or 0`, and "

@@ -74,14 +74,12 @@ class Run:
     def summary(self) -> dict[str, int]:
         """The fixer's counts: files scanned, findings, fixed/fixable, files changed, left, errors."""
         lines = [
-            line
-            for line in self.stderr.splitlines()
-            if line.startswith(FIXER_SUMMARY_PREFIX) and " files scanned, " in line
+            line for line in self.stderr.splitlines() if line.startswith(FIXER_SUMMARY_PREFIX) and " scanned, " in line
         ]
         assert len(lines) == 1, f"expected one summary line\n{self.describe()}"
         match = re.fullmatch(
-            r"seqlen-guard-fix: (\d+) files scanned, (\d+) findings, (\d+) (?:fixed|fixable) in (\d+) files, "
-            r"(\d+) left \((\d+) unsafe, (\d+) no automatic fix\), (\d+) errors",
+            r"seqlen-guard-fix: (\d+) files? scanned, (\d+) findings?, (\d+) (?:fixed|fixable) in (\d+) files?, "
+            r"(\d+) left \((\d+) unsafe, (\d+) no automatic fix\), (\d+) errors?",
             lines[0],
         )
         assert match, f"unexpected summary line {lines[0]!r}"

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from lint_rules.checking import check_text
+from lint_rules.fingerprints import every_fingerprint
 from lint_rules.settings import Settings
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -100,14 +101,14 @@ def test_adoption_flow(package: Path) -> None:
         "pkg/generation.py:18:21: SLG002 slice bound `current`: tensor-valued length from "
         "`get_seq_length()` on line 17 used as a Python int"
     ]
-    assert "1 new, 5 known, 0 fixed" in after.stderr
+    assert "1 new finding, 5 known, 0 fixed entries" in after.stderr
 
     generation.write_text(GENERATION.replace("    if n > 0:\n", "    if int(n) > 0:\n") + NEW_USE)
     fixed = run("-m", "lint_rules", cwd=package)
     assert "pkg/generation.py: SLG004 in steps: fixed (in the baseline, no longer found)" in fixed.stderr
-    assert "1 new, 4 known, 1 fixed" in fixed.stderr
+    assert "1 new finding, 4 known, 1 fixed entry; `seqlen-guard --write-baseline` drops it" in fixed.stderr
     rewritten = run("-m", "lint_rules", "--write-baseline", cwd=package)
-    assert "1 no longer found dropped" in rewritten.stderr
+    assert "seqlen-guard: wrote seqlen-guard-baseline.json: 5 findings; dropped 1 fixed entry" in rewritten.stderr
     rules = sorted(entry["rule"] for entry in baseline_entries(package))
     assert rules == ["SLG002", "SLG002", "SLG002", "SLG003", "SLG003"]
     assert run("-m", "lint_rules", cwd=package).returncode == 0
@@ -145,7 +146,7 @@ def test_a_finding_of_two_values_stays_known_when_one_is_guarded(package: Path, 
     (package / "pkg" / "two.py").write_text(edited)
     result = run("-m", "lint_rules", "pkg", cwd=package)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert ": 0 new, " in result.stderr and " known, 1 fixed" in result.stderr
+    assert ": 0 new findings, 6 known, 1 fixed entry;" in result.stderr
     assert "pkg/two.py: SLG002 in host: fixed" in result.stderr
 
 
@@ -218,10 +219,10 @@ def test_a_subset_run_speaks_only_for_its_files(package: Path) -> None:
     """A pre-commit hook passes a few files: the others' entries are neither fixed nor dropped."""
     run("-m", "lint_rules", "--write-baseline", cwd=package)
     only_model = run("-m", "lint_rules", "pkg/model.py", cwd=package)
-    assert only_model.returncode == 0 and "0 fixed" in only_model.stderr
+    assert only_model.returncode == 0 and "0 fixed entries" in only_model.stderr
     (package / "pkg" / "model.py").write_text("import torch\n")
     rewritten = run("-m", "lint_rules", "--write-baseline", "pkg/model.py", cwd=package)
-    assert "2 no longer found dropped" in rewritten.stderr
+    assert "dropped 2 fixed entries" in rewritten.stderr
     assert {entry["path"] for entry in baseline_entries(package)} == {"pkg/generation.py"}
     assert len(baseline_entries(package)) == 3
 
@@ -231,7 +232,7 @@ def test_a_deleted_file_is_fixed(package: Path) -> None:
     (package / "pkg" / "model.py").unlink()
     result = run("-m", "lint_rules", cwd=package)
     assert result.returncode == 0
-    assert result.stderr.count("pkg/model.py: SLG00") == 2 and "2 fixed" in result.stderr
+    assert result.stderr.count("pkg/model.py: SLG00") == 2 and "2 fixed entries" in result.stderr
 
 
 def test_show_silenced_lists_the_baselined_findings(package: Path) -> None:
@@ -271,3 +272,127 @@ def test_the_fixer_ignores_the_baseline_unless_told(package: Path) -> None:
     assert "isinstance(current, torch.Tensor)" in text
     assert "isinstance(past_length" not in text and "isinstance(n," not in text, "baselined findings left alone"
     assert run("-m", "lint_rules", cwd=package).returncode == 0
+
+
+@pytest.mark.parametrize("style", ["noqa", "seqlen-guard"])
+def test_entries_a_suppression_comment_silences_are_suppressed_not_fixed(package: Path, style: str) -> None:
+    """Issue 27: after --write-baseline, --add-noqa silences every finding: nothing was fixed. One line
+    counts the suppressed entries (none listed), and --write-baseline drops them, so that a comment
+    removed later brings its finding back as new."""
+    (package / "pyproject.toml").write_text(f'[tool.seqlen-guard]\nsuppression-style = "{style}"\n')
+    (package / "pkg" / "two.py").write_text(TWO_VALUES)
+    assert "6 findings (7 entries)" in run("-m", "lint_rules", "--write-baseline", cwd=package).stderr
+    assert run("-m", "lint_rules", "--add-noqa", cwd=package).returncode == 0
+    result = run("-m", "lint_rules", cwd=package)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "fixed (in the baseline" not in result.stderr
+    assert result.stderr.splitlines() == [
+        "seqlen-guard: baseline seqlen-guard-baseline.json: 0 new findings, 0 known, 0 fixed entries, "
+        "7 suppressed entries (a suppression comment or the configuration silences their findings); "
+        "`seqlen-guard --write-baseline` drops them"
+    ]
+    rewritten = run("-m", "lint_rules", "--write-baseline", cwd=package)
+    assert "wrote seqlen-guard-baseline.json: 0 findings; dropped 7 suppressed entries" in rewritten.stderr
+    assert baseline_entries(package) == []
+    model = package / "pkg" / "model.py"
+    model.write_text(
+        model.read_text()
+        .replace("  # noqa: SLG002, SLG003", "")
+        .replace("  # seqlen-guard: ignore[SLG002, SLG003]", "")
+    )
+    back = run("-m", "lint_rules", cwd=package)
+    assert back.returncode == 1 and len(finding_lines(back.stdout)) == 2, (
+        "a removed comment brings the findings back new"
+    )
+
+
+def test_a_suppressed_entry_and_a_fixed_one_are_told_apart(package: Path) -> None:
+    """Must-report twin of the suppressed count: an entry whose finding is gone stays fixed (and listed)
+    while a commented one in the same file is suppressed."""
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    generation = package / "pkg" / "generation.py"
+    text = GENERATION.replace("    if n > 0:\n", "    if int(n) > 0:\n")
+    generation.write_text(text.replace("input_ids[:, past_length:]", "input_ids[:, past_length:]  # noqa: SLG002"))
+    result = run("-m", "lint_rules", cwd=package)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr.splitlines() == [
+        "pkg/generation.py: SLG004 in steps: fixed (in the baseline, no longer found)",
+        "seqlen-guard: baseline seqlen-guard-baseline.json: 0 new findings, 3 known, 1 fixed entry, "
+        "1 suppressed entry (a suppression comment or the configuration silences its finding); "
+        "`seqlen-guard --write-baseline` drops them",
+    ]
+
+
+def test_entries_of_a_rule_the_configuration_turns_off_are_suppressed(package: Path) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    (package / "pyproject.toml").write_text('[tool.seqlen-guard]\nper-file-ignores = { "pkg/model.py" = ["SLG002"] }\n')
+    result = run("-m", "lint_rules", cwd=package)
+    assert "0 new findings, 4 known, 0 fixed entries, 1 suppressed entry" in result.stderr, result.stderr
+    model = MODEL.replace("n = past_key_values.get_seq_length()", "n = int(past_key_values.get_seq_length())")
+    (package / "pkg" / "model.py").write_text(model)
+    fixed = run("-m", "lint_rules", cwd=package)
+    assert "3 known, 2 fixed entries;" in fixed.stderr, "a finding gone is fixed, whatever the configuration says"
+
+
+def test_the_written_and_the_known_counts_agree(package: Path) -> None:
+    """Issue 27: a finding that values bound apart reach is one finding and two entries; both messages
+    count findings and name the entries where they differ."""
+    (package / "pkg" / "two.py").write_text(TWO_VALUES)
+    written = run("-m", "lint_rules", "--write-baseline", cwd=package)
+    assert written.stderr == "seqlen-guard: wrote seqlen-guard-baseline.json: 6 findings (7 entries)\n"
+    assert len(baseline_entries(package)) == 7
+    known = run("-m", "lint_rules", cwd=package)
+    assert (
+        known.stderr
+        == "seqlen-guard: baseline seqlen-guard-baseline.json: 0 new findings, 6 known (7 entries), 0 fixed entries\n"
+    )
+
+
+def test_a_subset_rewrite_names_the_entries_it_kept(package: Path) -> None:
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    rewritten = run("-m", "lint_rules", "--write-baseline", "pkg/model.py", cwd=package)
+    assert (
+        rewritten.stderr
+        == "seqlen-guard: wrote seqlen-guard-baseline.json: 2 findings, kept 3 entries of files not checked\n"
+    )
+
+
+def test_many_fixed_entries_are_listed_up_to_ten(package: Path) -> None:
+    many = "".join(f"def f{i}(cache, x):\n    n = cache.get_seq_length()\n    return x[:n]\n\n\n" for i in range(12))
+    (package / "pkg" / "many.py").write_text(many)
+    run("-m", "lint_rules", "--write-baseline", cwd=package)
+    (package / "pkg" / "many.py").unlink()
+    lines = run("-m", "lint_rules", cwd=package).stderr.splitlines()
+    assert len(lines) == 12 and all(line.endswith(": fixed (in the baseline, no longer found)") for line in lines[:10])
+    assert lines[10] == "seqlen-guard: and 2 more fixed entries"
+    assert lines[11].endswith("0 new findings, 5 known, 12 fixed entries; `seqlen-guard --write-baseline` drops them")
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("x[:n]", "x[:n]  # noqa: SLG002"),
+        ("x[:n]  # noqa: E501", "x[:n]  # noqa: E501, SLG002"),
+        ("x[:n]  # why", "x[:n]  # why  # seqlen-guard: ignore[SLG002]"),
+        ("x[:n]", "x[:n]  # noqa"),
+    ],
+)
+def test_a_silenced_finding_keeps_the_fingerprint_it_had_before_its_comment(before: str, after: str) -> None:
+    """The comment is on the finding's line, part of what its fingerprint hashes: the silenced finding
+    also carries the one it had before (this tool's codes taken out of the comment)."""
+    code = "def f(cache, x):\n    n = cache.get_seq_length()\n    return {}\n"
+    [reported] = check_text("m.py", code.format(before), Settings()).findings
+    original = check_text("m.py", code.format(before), Settings()).fingerprints[reported]
+    silenced = check_text("m.py", code.format(after), Settings())
+    [finding] = silenced.silenced
+    assert silenced.fingerprints[finding] != original, "the line changed, so did the fingerprint"
+    assert original in every_fingerprint(silenced.fingerprints, finding)
+
+
+def test_a_reported_finding_gets_no_fingerprint_without_its_comment() -> None:
+    """Must-stay twin: a finding a comment does not silence (another code) is written with its one
+    fingerprint per value; the comment-free one would be a second, phantom entry."""
+    code = "def f(cache, x):\n    n = cache.get_seq_length()\n    return x[:n]  # noqa: E501\n"
+    result = check_text("m.py", code, Settings())
+    [finding] = result.findings
+    assert every_fingerprint(result.fingerprints, finding) == [result.fingerprints[finding]]

@@ -76,7 +76,7 @@ def test_fixer_check_exits_1_only_when_a_file_would_change(tmp_path: Path) -> No
     for mode in ("--check", "--diff"):
         result = run("-m", "fixers.rewrite", mode, "m.py", cwd=tmp_path)
         assert result.returncode == 0, "only an unsafe finding is left: no file would change"
-        assert "1 findings, 0 fixable in 0 files, 1 left (1 unsafe" in result.stderr
+        assert "1 finding, 0 fixable in 0 files, 1 left (1 unsafe" in result.stderr
     assert run("-m", "lint_rules", "m.py", cwd=tmp_path).returncode == 1, "the checker still reports it"
 
 

@@ -11,8 +11,9 @@ import pytest
 from fixers.fix_files import fix_text
 from fixers.rewrite import main as fix_main
 from lint_rules.engine import analyze_source
-from lint_rules.findings import Finding, FixSafety
+from lint_rules.findings import Finding, FixKind, FixSafety
 from lint_rules.settings import Settings
+from lint_rules.wording import counted
 
 
 def source(code: str) -> str:
@@ -115,7 +116,7 @@ def test_a_finding_whose_values_are_fixable_in_part_says_so(tmp_path: Path, caps
     status, out, err = fixer_diff(code, tmp_path, capsys)
     assert status == 1
     assert "[partly fixable (1 of 2 values guarded); no automatic fix:" in out + err
-    assert "1 findings, 0 fixable (1 partly) in 1 files, 1 left" in err
+    assert "1 finding, 0 fixable (1 partly) in 1 file, 1 left" in err
 
 
 def test_a_finding_led_by_a_value_without_fix_names_the_unsafe_others(
@@ -191,3 +192,100 @@ def test_one_call_is_one_link() -> None:
         """
     )
     assert finding.message.startswith("passed as `n` to `trim()` (line 2), which uses it as slice bound `n`:")
+
+
+def test_a_truth_test_says_it_is_used_as_a_branch_condition() -> None:
+    """Issue 27: a truth test is not an int use; the message says what the length is used as."""
+    truth, size = findings(
+        """
+        def steps(cache):
+            n = cache.get_seq_length()
+            if n > 0:
+                return list(range(n))
+        """
+    )
+    assert truth.message == (
+        "Python truth test on `n > 0`: tensor-valued length from `get_seq_length()` on line 2 "
+        "used as a Python branch condition"
+    )
+    assert size.message.endswith("used as a Python int"), "the other rules still say int"
+
+
+def test_a_length_passed_to_a_truth_test_says_branch_condition() -> None:
+    [finding] = findings(
+        """
+        def check(m):
+            return 1 if m else 0
+
+        def run(cache):
+            return check(cache.get_seq_length())
+        """
+    )
+    assert finding.message.endswith("used as a Python branch condition")
+
+
+ONE_LINE_BINDING = """
+    import torch
+
+    def host(cache, x):
+        n = cache.get_seq_length(); y = 1
+        return x[:, n:]
+
+    class Model(torch.nn.Module):
+        def forward(self, cache, x):
+            n = cache.get_seq_length(); y = 1
+            return x[:, n:]
+"""
+
+
+def test_only_a_compiled_finding_says_why_the_use_is_not_rewritten_on_the_device() -> None:
+    """Issue 27: in host code a guard is the fix, so a host finding without one gives only the reason
+    the guard cannot be placed; the device-form reason belongs to the compiled finding."""
+    host, compiled = findings(ONE_LINE_BINDING)
+    assert (host.compiled_region, host.fix.safety) == ("", FixSafety.NONE)
+    assert host.fix.reason == "the binding shares its line with another statement"
+    assert compiled.compiled_region and compiled.fix.safety is FixSafety.NONE
+    assert compiled.fix.reason.startswith(
+        "the binding shares its line with another statement; not rewritten on the device:"
+    )
+    assert "`narrow` rejects a shape-(1,) start" in compiled.fix.reason
+
+
+def test_a_host_use_without_a_guard_still_gets_a_device_rewrite() -> None:
+    """Must-stay twin: the device rewrite is still looked for in host code where no guard can be placed;
+    only its refusal is not worded there."""
+    start, end = findings(
+        """
+        import torch
+
+        def host(cache, x):
+            past = cache.get_seq_length(); y = 1
+            return torch.arange(past, past + x.shape[1], device=x.device)
+        """
+    )
+    assert start.fix == end.fix and start.fix.kind is FixKind.DEVICE_REWRITE and start.fix.safety is FixSafety.SAFE
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"), [(0, "0 files"), (1, "1 file"), (2, "2 files"), (1, "1 entry"), (3, "3 entries")]
+)
+def test_counts_are_worded_in_the_singular_for_one(count: int, expected: str) -> None:
+    noun, plural = ("entry", "entries") if "entr" in expected else ("file", "")
+    assert counted(count, noun, plural) == expected
+
+
+def test_the_fixer_summary_says_one_file_and_one_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = fixer_diff(
+        """
+        def host(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+        """,
+        tmp_path,
+        capsys,
+    )
+    assert status == 1
+    assert err.splitlines()[-1] == (
+        "seqlen-guard-fix: 1 file scanned, 1 finding, 1 fixable in 1 file, 0 left (0 unsafe, 0 no automatic fix), "
+        "0 errors"
+    )

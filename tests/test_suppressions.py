@@ -4,6 +4,7 @@ plugin (each difference pinned below); `--disable-noqa`; `--add-noqa`."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.add_noqa import with_suppressions
+from fixers.add_noqa import with_suppressions
 from lint_rules.checking import check_text
 from lint_rules.noqa import split_silenced
 from lint_rules.settings import Settings
@@ -379,6 +380,32 @@ def test_add_noqa_command_touches_only_comments_and_is_idempotent(tmp_path: Path
 
 def test_add_noqa_default_style_is_noqa_which_flake8_honours(tmp_path: Path) -> None:
     path = write(tmp_path, OWN_COMMENT_CASES["bare, every code"].replace("  # seqlen-guard: ignore", ""))
-    assert run("-m", "lint_rules", "--add-noqa", "m.py", cwd=tmp_path).returncode == 0
+    added = run("-m", "lint_rules", "--add-noqa", "m.py", cwd=tmp_path)
+    assert added.returncode == 0
+    assert added.stderr == "seqlen-guard: added suppressions for 1 finding in 1 file\n", (
+        "one, not 1 findings in 1 files"
+    )
     assert path.read_text().splitlines()[-1] == "    return x[:n]  # noqa: SLG002"
     assert codes_by("flake8", tmp_path) == codes_by("checker", tmp_path) == []
+
+
+def test_lint_rules_imports_fixers_only_in_the_command_over_both() -> None:
+    """fixers imports lint_rules; the one way back is `lint_rules.program`, which hands `--add-noqa` (it
+    writes files) to `fixers.add_noqa`. Any other import of fixers under lint_rules/ fails here."""
+    package = Path(__file__).resolve().parent.parent / "lint_rules"
+    importers = set()
+    for module in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(name == "fixers" or name.startswith("fixers.") for name in names):
+                importers.add(module.relative_to(package).as_posix())
+    assert importers == {"program.py"}
+
+
+def test_python_m_lint_rules_runs_add_noqa(tmp_path: Path) -> None:
+    """The flag still works through `python -m lint_rules` (the console script runs the same `main`)."""
+    path = write(tmp_path, "def f(cache, x):\n    n = cache.get_seq_length()\n    return x[:n], x[n:]\n")
+    added = run("-m", "lint_rules", "--add-noqa", cwd=tmp_path)
+    assert added.returncode == 0 and "added suppressions for 2 findings in 1 file" in added.stderr
+    assert path.read_text().splitlines()[-1] == "    return x[:n], x[n:]  # noqa: SLG002"

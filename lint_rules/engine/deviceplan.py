@@ -53,6 +53,8 @@ class UseSite(NamedTuple):
     code: str
     owner: ast.AST
     source: SourceText
+    compiled: bool = False
+    """The use is in a compiled region."""
 
 
 def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
@@ -61,17 +63,17 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
     if origin_plan.safety is FixSafety.SAFE:
         return origin_plan
     if site.code != SLG003.code:  # the bounds of torch.arange are size arguments
-        return with_note(origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
+        return declined(site, origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
     parents = parents_around(site.owner, getattr(site.node, "lineno", 0))
     call = arange_of(site.node, parents)
     if call is None:
-        return with_note(origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
+        return declined(site, origin_plan, NO_DEVICE_FORM.get(site.code, ONLY_ARANGE))
     statement = statement_of(call, parents)
     rewrite = device_rewrite(call, statement, parents, site.source)
     if not isinstance(rewrite, str) and span_is_the_length(call, rewrite, origin_plan):
         rewrite = "the span is this length itself: it would stay a size"
     if isinstance(rewrite, str):
-        return with_note(origin_plan, rewrite)
+        return declined(site, origin_plan, rewrite)
     span = site.source.span
     return FixPlan(
         FixKind.DEVICE_REWRITE,
@@ -81,6 +83,13 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
         scope_lines=origin_plan.scope_lines,
         rewrite=rewrite,
     )
+
+
+def declined(site: UseSite, plan: FixPlan, why: str) -> FixPlan:
+    """The origin's plan, saying why the use is not rewritten on the device where a device form is what
+    the use needs: the guard is unsafe (compiled code, a returned value) or the use is compiled. A host
+    use whose guard cannot be placed keeps only the reason for that (a device form found is still taken)."""
+    return with_note(plan, why) if plan.safety is FixSafety.UNSAFE or site.compiled else plan
 
 
 def with_note(plan: FixPlan, why: str) -> FixPlan:

@@ -6,6 +6,9 @@ comment anywhere in the statement). Its style is the configured `suppression-sty
 `# noqa: SLG001` or `# seqlen-guard: ignore[SLG001]`. A comment of that style already on the
 line gets the new codes added to its list; any other comment stays and the new one follows it.
 A second run finds nothing left to silence, so it changes nothing.
+
+It writes files, so it lives with the fixer; the `seqlen-guard` command line (`lint_rules.cli`)
+hands `--add-noqa` to `add_noqa_command`.
 """
 
 from __future__ import annotations
@@ -13,13 +16,38 @@ from __future__ import annotations
 import ast
 import io
 import re
+import sys
 import tokenize
 from collections.abc import Iterable, Sequence
 
+from fixers.fix_files import atomic_write
+from lint_rules.check_command import PROG, Collected, check_paths
+from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR
 from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
 from lint_rules.lines import split_lines
 from lint_rules.noqa import NOQA, OWN, statement_line_ranges
+from lint_rules.settings import Settings
+from lint_rules.wording import counted
+
+
+def add_noqa_command(paths: Sequence[str], settings: Settings, jobs: int) -> int:
+    """`seqlen-guard --add-noqa PATH...`: every finding silenced in place; one summary line on stderr."""
+    results = Collected.of(check_paths(paths, settings._replace(baseline=None), jobs))
+    by_file: dict[str, list[Finding]] = {}
+    for finding in results.findings:
+        by_file.setdefault(finding.path, []).append(finding)
+    added = changed = 0
+    for path, findings in by_file.items():
+        problem = add_suppressions(path, findings, settings.suppression_style)
+        if problem:
+            results.errors.append((path, problem))
+        else:
+            added, changed = added + len(findings), changed + 1
+    print(f"{PROG}: added suppressions for {counted(added, 'finding')} in {counted(changed, 'file')}", file=sys.stderr)
+    results.print_errors()
+    return EXIT_ERROR if results.errors else EXIT_CLEAN
+
 
 STYLES = {"noqa": (NOQA, "# noqa: {codes}"), "seqlen-guard": (OWN, "# seqlen-guard: ignore[{codes}]")}
 
@@ -68,8 +96,6 @@ def suppressed_line(line: str, codes: set[str], comment: tokenize.TokenInfo | No
 
 def add_suppressions(path: str, findings: Sequence[Finding], style: str) -> str:
     """Write the comments into the file; '' when done, else why the file was left as it was."""
-    from fixers.fix_files import atomic_write  # the fixer's one atomic write; loaded only for --add-noqa
-
     source = read_source(path)
     if source is None or isinstance(source, ReadError):
         return source.reason if isinstance(source, ReadError) else "cannot read"
