@@ -65,7 +65,7 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 
 
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
-    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
+    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods, settings.transformers.releases)
     enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
     reported, silenced = (enabled, {}) if settings.disable_noqa else split_silenced(enabled, text, tree)
     keys = fingerprints([*reported, *silenced], text)
