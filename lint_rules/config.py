@@ -166,7 +166,7 @@ def _style(value: object, where: str) -> str:
 
 def _specifier(value: object, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{where}: expected a version specifier such as \">=4.46,<4.49\", got {_type_name(value)}")
+        raise ConfigError(f'{where}: expected a version specifier such as ">=4.46,<4.49", got {_type_name(value)}')
     return check_specifier(value, where)
 
 

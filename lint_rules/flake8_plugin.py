@@ -24,6 +24,8 @@ from lint_rules.noqa import split_silenced
 from lint_rules.rules import INTERNAL_ERROR_CODE
 from lint_rules.settings import Settings
 
+TARGET_FLAG = "--slg-target-transformers"
+
 
 def _version() -> str:
     try:
@@ -54,7 +56,7 @@ class SeqlenGuardChecker:
             help="extra method names whose result is treated like get_seq_length()'s (seqlen-guard)",
         )
         option_manager.add_option(
-            "--slg-target-transformers",
+            TARGET_FLAG,
             default="",
             parse_from_config=True,
             help="the transformers releases the code runs on, a PEP 440 specifier (seqlen-guard; "
@@ -63,15 +65,8 @@ class SeqlenGuardChecker:
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
-        flag = getattr(options, "slg_target_transformers", None) or None
         try:
-            cls.settings = file_values(None).to_settings()._replace(
-                transformers=transformers_range(
-                    None if flag is None else check_specifier(flag, "--slg-target-transformers"),
-                    "--slg-target-transformers",
-                    None,
-                )
-            )
+            cls.settings = plugin_settings(getattr(options, "slg_target_transformers", None) or None)
         except ConfigError as error:
             raise SystemExit(f"seqlen-guard: {error}") from None
         extra = [name for name in getattr(options, "slg_source_methods", None) or [] if name]
@@ -95,3 +90,10 @@ class SeqlenGuardChecker:
         found = analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods, releases)
         enabled = [finding for finding in found if self.settings.enabled(finding.code, self.filename)]
         return split_silenced(enabled, text, self.tree, noqa=False)[0]
+
+
+def plugin_settings(target: str | None) -> Settings:
+    """`[tool.seqlen-guard]` of the nearest configured pyproject.toml, with the transformers releases of
+    `--slg-target-transformers`, else those the checker would find (`config.transformers_range`)."""
+    checked = None if target is None else check_specifier(target, TARGET_FLAG)
+    return file_values(None).to_settings()._replace(transformers=transformers_range(checked, TARGET_FLAG, None))

@@ -73,10 +73,16 @@ class Specifier(NamedTuple):
             "!=": candidate.key != wanted.key,
             "<=": candidate.key <= wanted.key,
             ">=": candidate.key >= wanted.key,
-            "<": candidate.key < wanted.key,
-            ">": candidate.key > wanted.key,
+            "<": candidate.key < wanted.key and not self.same_release_tagged(candidate, wanted, 1),
+            ">": candidate.key > wanted.key and not self.same_release_tagged(candidate, wanted, 3),
         }
         return compare[self.operator]
+
+    @staticmethod
+    def same_release_tagged(candidate: Version, wanted: Version, tag: int) -> bool:
+        """PEP 440: `<5.0` admits no pre-release of 5.0, `>4.46` no post-release of 4.46 (unless the
+        specifier's own version is one)."""
+        return candidate.release == wanted.release and candidate.tag[0] == tag and wanted.tag[0] != tag
 
     def prefix_match(self, candidate: Version) -> bool:
         """`==4.46.*`: the release starts 4.46 (trailing zeros padded back)."""

@@ -184,9 +184,11 @@ def setup_cfg_requirements(path: Path) -> tuple[list[str], list[list[str]]]:
     except (configparser.Error, UnicodeDecodeError):
         return [], []
     install = cfg_list(parser.get("options", "install_requires", fallback=""))
-    extras = [cfg_list(value) for value in parser["options.extras_require"].values()] if parser.has_section(
-        "options.extras_require"
-    ) else []
+    extras = (
+        [cfg_list(value) for value in parser["options.extras_require"].values()]
+        if parser.has_section("options.extras_require")
+        else []
+    )
     return install, extras
 
 

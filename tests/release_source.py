@@ -33,8 +33,7 @@ def wheel_sources(version: str, cache: Path) -> dict[str, str]:
         wheel = next(cache.glob(f"transformers-{version}-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         return {
-            name: archive.read(f"transformers/{name}").decode()
-            for name in ("cache_utils.py", "generation/utils.py")
+            name: archive.read(f"transformers/{name}").decode() for name in ("cache_utils.py", "generation/utils.py")
         }
 
 
@@ -53,7 +52,9 @@ class CacheModule:
         self.mappings = {
             node.targets[0].id: node.value
             for node in self.tree.body
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Dict)
+            if isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Dict)
         }
 
     def has_class(self, name: str) -> bool:
@@ -96,10 +97,7 @@ class CacheModule:
                     targets, value = node.targets, node.value
                 elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                     targets, value = [node.target], node.value
-                for target in targets:
-                    if isinstance(target, ast.Attribute) and target.attr == attribute:
-                        if isinstance(target.value, ast.Name) and target.value.id == "self":
-                            values.append(value)
+                values += [value for target in targets if is_self_attribute(target, attribute)]
         return values
 
     # ----- length kinds -----------------------------------------------------------------------
@@ -112,7 +110,9 @@ class CacheModule:
         kinds = {self.expression_kind(value, name, function, seen | {name}) for value in returns}
         return combined(kinds)
 
-    def expression_kind(self, node: ast.expr | None, owner: str, function: ast.FunctionDef, seen: frozenset[str]) -> str:
+    def expression_kind(
+        self, node: ast.expr | None, owner: str, function: ast.FunctionDef, seen: frozenset[str]
+    ) -> str:
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
             return NONE_LENGTH
         if isinstance(node, ast.Constant):
@@ -126,7 +126,9 @@ class CacheModule:
         if isinstance(node, ast.BinOp):
             return combined({self.expression_kind(side, owner, function, seen) for side in (node.left, node.right)})
         if isinstance(node, ast.Name):
-            return combined({self.expression_kind(value, owner, function, seen) for value in local_values(function, node.id)})
+            return combined(
+                {self.expression_kind(value, owner, function, seen) for value in local_values(function, node.id)}
+            )
         if isinstance(node, ast.Attribute):
             return self.attribute_kind(node, owner, seen)
         return ""
@@ -176,6 +178,15 @@ class CacheModule:
         kinds = {self.length_kind(name, seen) for name in names if self.has_class(name)}
         kinds.discard("")
         return combined(kinds)
+
+
+def is_self_attribute(target: ast.expr, attribute: str) -> bool:
+    return (
+        isinstance(target, ast.Attribute)
+        and target.attr == attribute
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    )
 
 
 def combined(kinds: set[str]) -> str:

@@ -6,6 +6,7 @@ where tests/runtime installed them; the other wheels are downloaded once into be
 from __future__ import annotations
 
 import ast
+import itertools
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_generate_passes_cache_position_where_the_row_says(release: tuple[Releas
 
 
 def test_the_rows_cover_consecutive_minors() -> None:
-    for earlier, later in zip(RELEASES, RELEASES[1:]):
+    for earlier, later in itertools.pairwise(RELEASES):
         (major, minor), (next_major, next_minor) = earlier.last, later.first
         assert (next_major, next_minor) in ((major, minor + 1), (major + 1, 0)), (earlier.name, later.name)
         assert earlier.first <= earlier.last

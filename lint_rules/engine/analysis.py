@@ -77,7 +77,9 @@ def module_run(
     """The module's facts in a run with its summaries; `hops`: how many modules away from the one being checked."""
     run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path, releases))
     if hops < MAX_MODULE_HOPS:
-        run.load_module = functools.partial(load_module, source_methods=source_methods, hops=hops + 1, releases=releases)
+        run.load_module = functools.partial(
+            load_module, source_methods=source_methods, hops=hops + 1, releases=releases
+        )
     summaries = run.summaries = Summaries(run)
     if hops > 0:
         return run  # read for a callee's summary: what it calls is summarized on demand
@@ -89,6 +91,10 @@ def module_run(
     return run
 
 
+RunKey = tuple[Path, int, frozenset[str], int, Releases]
+"""A module's file, its stamp, the source methods, the hops away and the releases of the run."""
+
+
 class LoadedModules:
     """The runs of the package's other modules that the files being checked read, kept while those
     files are in one folder: the files of a folder call the same siblings (a model's modeling and
@@ -96,7 +102,7 @@ class LoadedModules:
     are released (`ModuleRun.release`), so they are freed at once, not at a full collection."""
 
     def __init__(self, maxsize: int) -> None:
-        self.runs: BoundedCache[tuple[Path, int, frozenset[str], int, Releases], ModuleRun | None] = BoundedCache(maxsize)
+        self.runs: BoundedCache[RunKey, ModuleRun | None] = BoundedCache(maxsize)
         self.folder = ""
 
     def keep_for(self, path: str) -> None:

@@ -371,7 +371,11 @@ class ClassFacts:
         if key not in _OTHER_MODULES:
             tree = parsed_module(file)
             depth = self.depth + 1
-            facts = ClassFacts(tree, self.source_methods, str(file), module, root, depth, releases=self.releases) if tree else None
+            facts = (
+                ClassFacts(tree, self.source_methods, str(file), module, root, depth, releases=self.releases)
+                if tree
+                else None
+            )
             _OTHER_MODULES[key] = facts
         return _OTHER_MODULES[key]
 

@@ -59,29 +59,29 @@ def _lengths(**kinds: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(kinds.items()))
 
 
-I, T, N = INT_LENGTH, TENSOR_LENGTH, NONE_LENGTH
+INT, TENSOR, NONE = INT_LENGTH, TENSOR_LENGTH, NONE_LENGTH
 BOTH_METHODS = frozenset(PATH_ENDING_METHODS)
 USABLE_ONLY = frozenset({"get_usable_length"})
 MAX_ONLY = frozenset({"get_max_length"})
 NO_METHODS: frozenset[str] = frozenset()
 
-LAYERS_4_54 = {"DynamicLayer": I, "StaticLayer": T}
-OLD_STATIC_CACHES = {"StaticCache": T, "SlidingWindowCache": T, "HybridCache": T}
+LAYERS_4_54 = {"DynamicLayer": INT, "StaticLayer": TENSOR}
+OLD_STATIC_CACHES = {"StaticCache": TENSOR, "SlidingWindowCache": TENSOR, "HybridCache": TENSOR}
 """4.45-4.53; 4.54-4.57 make them (and OffloadedStaticCache) caches of `StaticLayer`s."""
 
 RELEASES = (
-    ReleaseFacts((4, 36), (4, 37), "4.36.2", _lengths(DynamicCache=I), SEEN_TOKENS_INT, BOTH_METHODS, False),
+    ReleaseFacts((4, 36), (4, 37), "4.36.2", _lengths(DynamicCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False),
     ReleaseFacts(
-        (4, 38), (4, 38), "4.38.2", _lengths(DynamicCache=I, StaticCache=I), SEEN_TOKENS_INT, BOTH_METHODS, False
+        (4, 38), (4, 38), "4.38.2", _lengths(DynamicCache=INT, StaticCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False
     ),
     ReleaseFacts(
-        (4, 39), (4, 41), "4.39.3", _lengths(DynamicCache=I, StaticCache=T), SEEN_TOKENS_NONE, BOTH_METHODS, True
+        (4, 39), (4, 41), "4.39.3", _lengths(DynamicCache=INT, StaticCache=TENSOR), SEEN_TOKENS_NONE, BOTH_METHODS, True
     ),
     ReleaseFacts(
         (4, 42),
         (4, 44),
         "4.44.2",
-        _lengths(DynamicCache=I, StaticCache=T, SlidingWindowCache=T, HybridCache=N),
+        _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
         True,
@@ -90,7 +90,7 @@ RELEASES = (
         (4, 45),
         (4, 48),
         "4.48.3",
-        _lengths(DynamicCache=I, OffloadedStaticCache=I, **OLD_STATIC_CACHES),
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
         True,
@@ -99,7 +99,7 @@ RELEASES = (
         (4, 49),
         (4, 53),
         "4.53.3",
-        _lengths(DynamicCache=I, OffloadedStaticCache=I, **OLD_STATIC_CACHES),
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
         SEEN_TOKENS_NONE,
         USABLE_ONLY,
         True,
@@ -108,7 +108,7 @@ RELEASES = (
         (4, 54),
         (4, 55),
         "4.55.4",
-        _lengths(DynamicCache=I, OffloadedStaticCache=T, **OLD_STATIC_CACHES, **LAYERS_4_54),
+        _lengths(DynamicCache=INT, OffloadedStaticCache=TENSOR, **OLD_STATIC_CACHES, **LAYERS_4_54),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         True,
@@ -117,7 +117,13 @@ RELEASES = (
         (4, 56),
         (4, 56),
         "4.56.2",
-        _lengths(DynamicCache=I, OffloadedStaticCache=T, DynamicSlidingWindowLayer=I, **OLD_STATIC_CACHES, **LAYERS_4_54),
+        _lengths(
+            DynamicCache=INT,
+            OffloadedStaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            **OLD_STATIC_CACHES,
+            **LAYERS_4_54,
+        ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         True,
@@ -127,10 +133,10 @@ RELEASES = (
         (4, 57),
         "4.57.1",
         _lengths(
-            DynamicCache=I,
-            OffloadedStaticCache=T,
-            DynamicSlidingWindowLayer=I,
-            StaticSlidingWindowLayer=I,
+            DynamicCache=INT,
+            OffloadedStaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
             **OLD_STATIC_CACHES,
             **LAYERS_4_54,
         ),
@@ -143,7 +149,11 @@ RELEASES = (
         (5, 3),
         "5.3.0",
         _lengths(
-            DynamicCache=I, StaticCache=T, DynamicSlidingWindowLayer=I, StaticSlidingWindowLayer=I, **LAYERS_4_54
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **LAYERS_4_54,
         ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
@@ -154,7 +164,11 @@ RELEASES = (
         (5, 4),
         "5.4.0",
         _lengths(
-            DynamicCache=I, StaticCache=T, DynamicSlidingWindowLayer=I, StaticSlidingWindowLayer=I, **LAYERS_4_54
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **LAYERS_4_54,
         ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
@@ -165,11 +179,11 @@ RELEASES = (
         (5, 12),
         "5.5.3",
         _lengths(
-            DynamicCache=I,
-            StaticCache=T,
-            SlidingWindowCache=T,
-            DynamicSlidingWindowLayer=I,
-            StaticSlidingWindowLayer=I,
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            SlidingWindowCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
             **LAYERS_4_54,
         ),
         SEEN_TOKENS_ABSENT,
@@ -181,11 +195,11 @@ RELEASES = (
         (5, 24),
         "5.24.0",
         _lengths(
-            DynamicCache=I,
-            StaticCache=T,
-            SlidingWindowCache=T,
-            DynamicSlidingWindowLayer=I,
-            StaticSlidingWindowLayer=I,
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            SlidingWindowCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
             **LAYERS_4_54,
         ),
         SEEN_TOKENS_ABSENT,
