@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from lint_rules.engine.releases import ALL_RELEASES, RELEASES, ReleaseFacts, Releases
+from lint_rules.engine.releases import ALL_RELEASES, RELEASES, ReleaseFacts, Releases, in_order
 from lint_rules.specifiers import SpecifierError, SpecifierSet, Version
 
 PACKAGE = "transformers"
@@ -53,7 +53,7 @@ class TargetRange(NamedTuple):
         """`transformers ==4.46.3 (from pyproject.toml [project].dependencies; releases 4.46)`, or ""."""
         if not self.origin:
             return ""
-        rows = ", ".join(row.name for row in self.releases)
+        rows = ", ".join(row.name for row in in_order(self.releases))
         version = self.specifier or "(any release)"
         return f"transformers {version} (from {self.origin}; table rows {rows})"
 
@@ -76,7 +76,7 @@ def range_of(alternatives: Sequence[str], origin: str) -> TargetRange:
         sets = [SpecifierSet.parse(text) for text in alternatives]
     except SpecifierError as error:
         raise TargetError(f"{origin}: {error}") from None
-    admitted = tuple(row for row in RELEASES if any(admits_a_release_of(row, spec) for spec in sets))
+    admitted = frozenset(row for row in RELEASES if any(admits_a_release_of(row, spec) for spec in sets))
     shown = " | ".join(str(spec) or "(any release)" for spec in sets)
     return TargetRange(shown if shown != "(any release)" else "", origin, admitted or ALL_RELEASES)
 

@@ -14,7 +14,7 @@ import pytest
 
 from lint_rules.config import ConfigError, settings_from_args
 from lint_rules.engine import analyze_source
-from lint_rules.engine.releases import ALL_RELEASES, RELEASES, Releases, path_ending_names
+from lint_rules.engine.releases import ALL_RELEASES, RELEASES, Releases, in_order, path_ending_names
 from lint_rules.target_range import TargetRange, target_range
 from tests.helpers_rewrite import cli_environment
 
@@ -44,7 +44,7 @@ def rows(*names: str) -> tuple[str, ...]:
 
 
 def names_of(found: TargetRange) -> tuple[str, ...]:
-    return tuple(row.name for row in found.releases)
+    return tuple(row.name for row in in_order(found.releases))
 
 
 def write(folder: Path, files: dict[str, str]) -> None:
@@ -233,7 +233,7 @@ def test_target_range_alone(tmp_path: Path) -> None:
 
 
 def releases_named(*names: str) -> Releases:
-    return tuple(row for row in RELEASES if row.name in names)
+    return frozenset(row for row in RELEASES if row.name in names)
 
 
 def test_a_4_38_pin_makes_a_static_cache_int_length() -> None:
@@ -269,7 +269,7 @@ def test_twin_a_module_that_defines_the_method_keeps_the_length() -> None:
 def test_seen_tokens_ends_the_path_on_every_release_as_before() -> None:
     """4.36-4.38 have no tensor length, 4.39-4.53 give None for a tensor-length cache, later ones raise."""
     for row in RELEASES:
-        assert "seen_tokens" in path_ending_names((row,)), row.name
+        assert "seen_tokens" in path_ending_names(frozenset({row})), row.name
 
 
 # ----- the checker and the plugin -----------------------------------------------------------------

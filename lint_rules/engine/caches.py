@@ -14,7 +14,7 @@ from lint_rules.engine.releases import TENSOR_LENGTH as TENSOR_LENGTH
 
 CHECKED_RELEASES = ("5.5.3", "5.24.0")
 
-_CHECKED_ROWS = tuple(row for row in RELEASES if row.checked in CHECKED_RELEASES)
+_CHECKED_ROWS = [row for row in RELEASES if row.checked in CHECKED_RELEASES]
 
 INT_LENGTH_CLASSES = frozenset(cls for row in _CHECKED_ROWS for cls, kind in row.lengths if kind == INT_LENGTH)
 """In 5.x: their length is computed from the stored keys' shape or kept as a Python int counter (the

@@ -207,10 +207,17 @@ RELEASES = (
         False,
     ),
 )
-"""Every row, oldest first; `Releases` below is any selection of them, in this order."""
+"""Every row, oldest first."""
 
-Releases = tuple[ReleaseFacts, ...]
-ALL_RELEASES: Releases = RELEASES
+Releases = frozenset[ReleaseFacts]
+"""Any selection of the rows: a frozenset, whose hash Python keeps, since the engine's caches of other
+modules' facts are keyed by it (a tuple of rows is hashed anew at each look-up)."""
+ALL_RELEASES: Releases = frozenset(RELEASES)
+
+
+def in_order(releases: Releases) -> list[ReleaseFacts]:
+    return sorted(releases, key=lambda row: row.first)
+
 
 TABLE_CLASSES = frozenset(cls for row in RELEASES for cls, _ in row.lengths)
 
