@@ -8,6 +8,7 @@ ordering. Pre-releases satisfy a specifier like final releases do (a pin on one 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -33,8 +34,12 @@ class Version(NamedTuple):
     tag: tuple[int, int]
     """For ordering within a release: (0, n) dev, (1, pre) pre-release, (2, 0) final, (3, n) post."""
 
+    @staticmethod
+    def parse(text: str) -> Version:
+        return parsed_version(text)
+
     @classmethod
-    def parse(cls, text: str) -> Version:
+    def read(cls, text: str) -> Version:
         match = VERSION.match(text)
         if match is None:
             raise SpecifierError(f"not a version: {text!r}")
@@ -54,6 +59,12 @@ class Version(NamedTuple):
     @property
     def key(self) -> tuple[tuple[int, ...], tuple[int, int]]:
         return self.release, self.tag
+
+
+@functools.lru_cache(maxsize=256)
+def parsed_version(text: str) -> Version:
+    """A specifier's version is compared with thousands of candidates: it is parsed once."""
+    return Version.read(text)
 
 
 class Specifier(NamedTuple):

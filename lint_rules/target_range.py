@@ -30,11 +30,8 @@ from lint_rules.specifiers import SpecifierError, SpecifierSet, Version
 
 PACKAGE = "transformers"
 REQUIREMENT = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<rest>.*)$")
-PATCHES = range(0, 40)
-"""The patch numbers tried in each minor: a minor is in the range when one of them is."""
-LATER_MINORS = 60
-"""Minors after the newest row's last one that still belong to it (a pin on a release the table has
-not seen yet gets the newest facts), and one later major."""
+FAR = 999
+"""A patch or minor number past any release: the inside of an open range."""
 
 
 class TargetError(Exception):
@@ -82,19 +79,35 @@ def range_of(alternatives: Sequence[str], origin: str) -> TargetRange:
 
 
 def admits_a_release_of(row: ReleaseFacts, spec: SpecifierSet) -> bool:
-    return any(spec.admits(version) for version in candidate_versions(row))
+    return any(spec.admits(version) for version in candidate_versions(row, spec))
 
 
-def candidate_versions(row: ReleaseFacts) -> Iterable[Version]:
-    (major, first), (_, last) = row.first, row.last
+def candidate_versions(row: ReleaseFacts, spec: SpecifierSet) -> Iterable[Version]:
+    """Versions of the row's minors, enough to find one `spec` admits if any does: a conjunction of
+    comparisons admits, within a minor, intervals bounded by its own versions, so each minor's first
+    and a far patch, and each version the specifier names with its neighbours, are tried. The newest
+    row also stands for every later release (assumed to keep its facts)."""
+    mentioned = [Version.parse(specifier.version.removesuffix(".*")) for specifier in spec.specifiers]
     newest = row is RELEASES[-1]
-    minors = range(first, last + 1 + (LATER_MINORS if newest else 0))
-    for minor in minors:
-        for patch in PATCHES:
-            yield Version((major, minor, patch) if patch else (major, minor), (2, 0))
-    yield Version.parse(row.checked)
+
+    def in_row(version: Version) -> bool:
+        minor = (*version.release, 0)[:2]
+        return row.first <= minor <= row.last or (newest and minor > row.last)
+
+    major = row.first[0]
+    minors = range(row.first[1], row.last[1] + 1)
+    yield from (final(major, minor) for minor in minors)
+    yield from (final(major, minor, FAR) for minor in minors)
     if newest:
-        yield Version((major + 1,), (2, 0))
+        yield from (final(major, FAR), final(major + 1), final(FAR))
+    for version in filter(in_row, mentioned):
+        numbers = (*version.release, 0, 0)[:3]
+        yield version
+        yield from (final(*numbers[:2], numbers[2] + step) for step in (-1, 1) if numbers[2] + step >= 0)
+
+
+def final(*numbers: int) -> Version:
+    return Version.parse(".".join(map(str, numbers)))
 
 
 def nearest_project_folder(cwd: Path) -> Path:

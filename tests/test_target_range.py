@@ -15,7 +15,7 @@ import pytest
 from lint_rules.config import ConfigError, settings_from_args
 from lint_rules.engine import analyze_source
 from lint_rules.engine.releases import ALL_RELEASES, RELEASES, Releases, in_order, path_ending_names
-from lint_rules.target_range import TargetRange, target_range
+from lint_rules.target_range import TargetRange, range_of, target_range
 from tests.helpers_rewrite import cli_environment
 
 STATIC_SLICE = textwrap.dedent(
@@ -227,6 +227,30 @@ def test_a_bad_flag_is_a_configuration_error(tmp_path: Path) -> None:
 
 def test_target_range_alone(tmp_path: Path) -> None:
     assert names_of(target_range(">=5.4,<5.5", "x", None, tmp_path)) == rows("5.4")
+
+
+@pytest.mark.parametrize(
+    ("specifier", "names"),
+    [
+        ("==5.0.0", ("5.0-5.3",)),
+        ("==5.0.0rc1", ("5.0-5.3",)),
+        (">4.46.3,<4.47", ("4.45-4.48",)),
+        ("==4.46.*", ("4.45-4.48",)),
+        ("~=4.56", ("4.56", "4.57")),
+        ("<4.39", ("4.36-4.37", "4.38")),
+        ("<=4.38", ("4.36-4.37", "4.38")),
+        ("<4.38", ("4.36-4.37",)),
+        (">=5.13", ("5.13-5.24",)),
+        ("!=4.38.*,<4.40", ("4.36-4.37", "4.39-4.41")),
+        (">=4.38,<4.38", None),
+    ],
+)
+def test_the_rows_a_specifier_admits(specifier: str, names: tuple[str, ...] | None) -> None:
+    """None: no release of the table (an empty or unknown range keeps every row)."""
+    if names is None:
+        assert range_of([specifier], "x").releases == ALL_RELEASES
+        return
+    assert names_of(range_of([specifier], "x")) == names
 
 
 # ----- what the engine does with it -------------------------------------------------------------
