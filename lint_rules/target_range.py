@@ -206,4 +206,5 @@ def setup_cfg_requirements(path: Path) -> tuple[list[str], list[list[str]]]:
 
 
 def cfg_list(value: str) -> list[str]:
-    return [line.strip() for line in re.split(r"[\n]", value) if line.strip() and not line.strip().startswith("#")]
+    lines = (line.strip() for line in value.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]

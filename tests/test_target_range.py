@@ -290,6 +290,34 @@ def test_twin_a_module_that_defines_the_method_keeps_the_length() -> None:
     assert [(finding.line, finding.code) for finding in found] == [(4, "SLG002")]
 
 
+CAUGHT = textwrap.dedent(
+    """\
+    def tail(x, cache):
+        n = cache.get_seq_length()
+        try:
+            limit = cache.get_max_length()
+        except AttributeError:
+            limit = None
+        return x[:, n:limit]
+
+
+    def tail_if_it_has(x, cache):
+        n = cache.get_seq_length()
+        limit = None
+        if hasattr(cache, "get_max_length"):
+            limit = cache.get_max_length()
+        return x[:, n:limit]
+    """
+)
+
+
+def test_twin_a_caught_or_avoided_call_does_not_end_the_path() -> None:
+    """Code written for several releases catches the AttributeError or asks `hasattr` first: the path
+    that goes on without the call still uses the length."""
+    found = analyze_source(CAUGHT, "m.py", releases=releases_named("5.5-5.12"))
+    assert [(finding.line, finding.code) for finding in found] == [(7, "SLG002"), (14, "SLG002")]
+
+
 def test_seen_tokens_ends_the_path_on_every_release_as_before() -> None:
     """4.36-4.38 have no tensor length, 4.39-4.53 give None for a tensor-length cache, later ones raise."""
     for row in RELEASES:
