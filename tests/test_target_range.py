@@ -315,7 +315,7 @@ def test_twin_a_caught_or_avoided_call_does_not_end_the_path() -> None:
     """Code written for several releases catches the AttributeError or asks `hasattr` first: the path
     that goes on without the call still uses the length."""
     found = analyze_source(CAUGHT, "m.py", releases=releases_named("5.5-5.12"))
-    assert [(finding.line, finding.code) for finding in found] == [(7, "SLG002"), (14, "SLG002")]
+    assert [(finding.line, finding.code) for finding in found] == [(7, "SLG002"), (15, "SLG002")]
 
 
 def test_seen_tokens_ends_the_path_on_every_release_as_before() -> None:
