@@ -96,7 +96,7 @@ def run(argv: Sequence[str] | None, add_noqa: AddNoqaCommand | None = None) -> i
     if args.explain:
         from lint_rules.explain import explain  # only for --explain
 
-        return explain(args.explain, PROG)
+        return explain(args.explain, PROG, explained_releases(args))
     if args.write_baseline and not args.write_baseline.endswith(".json"):
         args.paths, args.write_baseline = [*remove_default(args.paths), args.write_baseline], ""
     try:
@@ -112,6 +112,8 @@ def run(argv: Sequence[str] | None, add_noqa: AddNoqaCommand | None = None) -> i
             parser.error("--add-noqa is run by the seqlen-guard command (lint_rules.program)")
         return add_noqa(args.paths, settings, args.jobs)
     settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
+    if settings.transformers.described:
+        print(f"{PROG}: checking for {settings.transformers.described}", file=sys.stderr)
     with STAMPS.kept_for_the_run():  # the check writes no source file
         results = Collected.of(check_paths(args.paths, settings, args.jobs))
     output = render(results.findings, args.format, fingerprints=results.fingerprints, baseline=baseline is not None)
@@ -125,6 +127,14 @@ def run(argv: Sequence[str] | None, add_noqa: AddNoqaCommand | None = None) -> i
     if results.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if results.findings and not args.exit_zero else EXIT_CLEAN
+
+
+def explained_releases(args: argparse.Namespace) -> str:
+    """The releases `--explain` names: those the run would find ("" where the configuration is broken)."""
+    try:
+        return settings_from_args(args).transformers.described
+    except ConfigError:
+        return ""
 
 
 def remove_default(paths: list[str]) -> list[str]:

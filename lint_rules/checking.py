@@ -78,7 +78,7 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 
 
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
-    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
+    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods, settings.transformers.releases)
     enabled: list[Finding] = []
     disabled: list[Finding] = []
     for finding in findings:

@@ -18,6 +18,8 @@ from typing import NamedTuple, TypeVar
 from lint_rules.formats import FORMATS
 from lint_rules.rules import ALL_CODES
 from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
+from lint_rules.specifiers import SpecifierError, SpecifierSet
+from lint_rules.target_range import TargetError, TargetRange, target_range
 
 TABLE = "seqlen-guard"
 KEYS = (
@@ -29,6 +31,7 @@ KEYS = (
     "unsafe-fixes",
     "baseline",
     "suppression-style",
+    "target-transformers",
 )
 SUPPRESSION_STYLES = ("noqa", "seqlen-guard")
 
@@ -54,6 +57,8 @@ class ConfigValues(NamedTuple):
     baseline: str | None = None
     """The baseline file, resolved against the folder of the pyproject.toml that names it."""
     suppression_style: str | None = None
+    target_transformers: str | None = None
+    """A PEP 440 specifier set: the transformers releases the project runs on (see `target_range`)."""
 
     def over(self, base: ConfigValues) -> ConfigValues:
         """These values, falling back to `base` for each key left unset here."""
@@ -137,6 +142,7 @@ def parse_table(table: Mapping[str, object], origin: str) -> ConfigValues:
         unsafe_fixes=read("unsafe-fixes", _boolean),
         baseline=read("baseline", _string),
         suppression_style=read("suppression-style", _style),
+        target_transformers=read("target-transformers", _specifier),
     )
 
 
@@ -156,6 +162,20 @@ def _style(value: object, where: str) -> str:
     if value not in SUPPRESSION_STYLES:
         raise ConfigError(f"{where}: expected one of {', '.join(map(repr, SUPPRESSION_STYLES))}, got {value!r}")
     return str(value)
+
+
+def _specifier(value: object, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f'{where}: expected a version specifier such as ">=4.46,<4.49", got {_type_name(value)}')
+    return check_specifier(value, where)
+
+
+def check_specifier(text: str, where: str) -> str:
+    try:
+        SpecifierSet.parse(text)
+    except SpecifierError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    return text.strip()
 
 
 def _codes(value: object, where: str) -> tuple[str, ...]:
@@ -253,6 +273,12 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, fixer: bool = False
         action="extend",
         help="extra comma-separated method names whose result is treated like get_seq_length()'s",
     )
+    rules.add_argument(
+        "--target-transformers",
+        metavar="SPEC",
+        help="the transformers releases the code runs on, a PEP 440 specifier such as '>=4.46,<4.49' "
+        "(default: the configured one, else the project's requirement on transformers, else every release)",
+    )
     if fixer:
         rules.add_argument(
             "--unsafe-fixes",
@@ -315,6 +341,7 @@ def values_from_args(args: argparse.Namespace) -> ConfigValues:
         return None if value is None else tuple(value)
 
     select, ignore, methods = given("select"), given("ignore"), given("source_methods")
+    target: str | None = getattr(args, "target_transformers", None)
     per_file: list[tuple[str, tuple[str, ...]]] | None = getattr(args, "per_file_ignores", None)
     return ConfigValues(
         select=None if select is None else check_codes(select, "--select"),
@@ -324,6 +351,7 @@ def values_from_args(args: argparse.Namespace) -> ConfigValues:
         source_methods=None if methods is None else check_methods(methods, "--source-methods"),
         unsafe_fixes=getattr(args, "unsafe_fixes", None),
         disable_noqa=getattr(args, "disable_noqa", None),
+        target_transformers=None if target is None else check_specifier(target, "--target-transformers"),
     )
 
 
@@ -344,4 +372,25 @@ def file_values(config: str | None, cwd: Path | None = None) -> ConfigValues:
 
 def settings_from_args(args: argparse.Namespace, cwd: Path | None = None) -> Settings:
     """The run's settings: command-line flags over the configuration file over the defaults."""
-    return values_from_args(args).over(file_values(getattr(args, "config", None), cwd)).to_settings()
+    config = getattr(args, "config", None)
+    flags = values_from_args(args)
+    settings = flags.over(file_values(config, cwd)).to_settings()
+    flag = flags.target_transformers
+    return settings._replace(transformers=transformers_range(flag, "--target-transformers", config, cwd))
+
+
+def transformers_range(flag: str | None, flag_origin: str, config: str | None, cwd: Path | None = None) -> TargetRange:
+    """The releases of the run (`target_range`): `flag`, else the configured `target-transformers`,
+    else the requirements of the configured project."""
+    folder = cwd or Path.cwd()
+    path = Path(config) if config is not None else find_config(folder)
+    configured = load_config(path).target_transformers if path is not None else None
+    explicit, origin = (flag, flag_origin) if flag is not None else (configured, f"{_shown(path)} [tool.{TABLE}]")
+    try:
+        return target_range(explicit, origin, path, folder)
+    except TargetError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _shown(path: Path | None) -> str:
+    return "pyproject.toml" if path is None else path.name

@@ -15,12 +15,21 @@ def find_rule(query: str) -> Rule | None:
     return next((rule for rule in RULES.values() if wanted in (rule.code.lower(), rule.name.lower())), None)
 
 
-def explain(query: str, prog: str) -> int:
-    """Print the rule's page and return 0; an unknown rule is a usage error (2)."""
+def explain(query: str, prog: str, releases: str = "") -> int:
+    """Print the rule's page and return 0; an unknown rule is a usage error (2). `releases`: the
+    transformers releases the run found (`TargetRange.described`), named after the page."""
     rule = find_rule(query)
     if rule is None:
         known = ", ".join(f"{rule.code} ({rule.name})" for rule in RULES.values())
         print(f"{prog}: unknown rule {query!r}; rules: {known}", file=sys.stderr)
         return EXIT_ERROR
     sys.stdout.write(rule_help_text(rule))
+    if releases:
+        sys.stdout.write(f"\n{RELEASES_NOTE.format(releases=releases)}\n")
     return EXIT_CLEAN
+
+
+RELEASES_NOTE = (
+    "Verdicts assume {releases}: a cache class's length is a tensor if it is one in any of these "
+    "releases, an int only if it is one in all of them, and a method no cache of theirs has ends the path."
+)

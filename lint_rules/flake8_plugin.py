@@ -3,7 +3,8 @@
 flake8 applies its own `--select`, `--ignore`, `--per-file-ignores` and `# noqa` (flake8's reading).
 The plugin also reads `[tool.seqlen-guard]` of the nearest configured pyproject.toml, as the checker
 does: its `select`, `ignore`, `per-file-ignores`, `exclude` and `source-methods` apply on top of
-flake8's own options, and it honours `# seqlen-guard: ignore[...]` comments itself.
+flake8's own options, and it honours `# seqlen-guard: ignore[...]` comments itself. The transformers
+releases come from `--slg-target-transformers`, else as the checker finds them (`target_range`).
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from lint_rules.checking import internal_error
-from lint_rules.config import ConfigError, file_values
+from lint_rules.config import ConfigError, check_specifier, file_values, transformers_range
 from lint_rules.engine import DEFAULT_SOURCE_METHODS, SourceText, analyze_tree, mentions_any
 from lint_rules.files import is_excluded
 from lint_rules.findings import Finding
 from lint_rules.noqa import split_silenced
 from lint_rules.rules import INTERNAL_ERROR_CODE
 from lint_rules.settings import Settings
+
+TARGET_FLAG = "--slg-target-transformers"
 
 
 def _version() -> str:
@@ -52,11 +55,18 @@ class SeqlenGuardChecker:
             comma_separated_list=True,
             help="extra method names whose result is treated like get_seq_length()'s (seqlen-guard)",
         )
+        option_manager.add_option(
+            TARGET_FLAG,
+            default="",
+            parse_from_config=True,
+            help="the transformers releases the code runs on, a PEP 440 specifier (seqlen-guard; "
+            "default: target-transformers of [tool.seqlen-guard], else the project's requirements)",
+        )
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
         try:
-            cls.settings = file_values(None).to_settings()
+            cls.settings = plugin_settings(getattr(options, "slg_target_transformers", None) or None)
         except ConfigError as error:
             raise SystemExit(f"seqlen-guard: {error}") from None
         extra = [name for name in getattr(options, "slg_source_methods", None) or [] if name]
@@ -76,6 +86,14 @@ class SeqlenGuardChecker:
         text = "".join(self.lines)
         if not mentions_any(text, self.source_methods) or is_excluded(self.filename, self.settings.exclude):
             return []
-        found = analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods)
+        releases = self.settings.transformers.releases
+        found = analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods, releases)
         enabled = [finding for finding in found if self.settings.enabled(finding.code, self.filename)]
         return split_silenced(enabled, text, self.tree, noqa=False)[0]
+
+
+def plugin_settings(target: str | None) -> Settings:
+    """`[tool.seqlen-guard]` of the nearest configured pyproject.toml, with the transformers releases of
+    `--slg-target-transformers`, else those the checker would find (`config.transformers_range`)."""
+    checked = None if target is None else check_specifier(target, TARGET_FLAG)
+    return file_values(None).to_settings()._replace(transformers=transformers_range(checked, TARGET_FLAG, None))

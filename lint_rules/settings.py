@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 from lint_rules.engine import DEFAULT_SOURCE_METHODS
 from lint_rules.rules import ALL_CODES
+from lint_rules.target_range import TargetRange
 
 __all__ = ["DEFAULT_SOURCE_METHODS", "Settings"]
 
@@ -24,6 +25,8 @@ class Settings(NamedTuple):
     """What `--add-noqa` writes: "noqa" (`# noqa: SLG001`) or "seqlen-guard" (`# seqlen-guard: ignore[SLG001]`)."""
     baseline: str | None = None
     """The configured baseline file (`baseline = "..."`), resolved against its pyproject.toml's folder."""
+    transformers: TargetRange = TargetRange()
+    """The transformers releases the project runs on, and where they were read (`target_range`)."""
 
     def enabled(self, code: str, path: str = "") -> bool:
         from lint_rules.files import path_matches

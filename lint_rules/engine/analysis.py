@@ -17,6 +17,7 @@ from lint_rules.engine.imports import file_stamp, forget_stamps
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
+from lint_rules.engine.releases import ALL_RELEASES, Releases
 from lint_rules.engine.scope import Scope
 from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.summaries import Summaries
@@ -36,12 +37,14 @@ def analyze_tree(
     source: SourceText,
     path: str,
     source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
+    releases: Releases = ALL_RELEASES,
 ) -> list[Finding]:
     """All findings in a parsed module, in source order. `path` locates the module's package on
-    disk, so that classes imported from sibling modules can be read."""
+    disk, so that classes imported from sibling modules can be read; `releases`: the transformers
+    releases the module runs on (`releases.py`, every one by default)."""
     LOADED.keep_for(path)
     forget_stamps()
-    run = module_run(tree, source, path, frozenset(source_methods), hops=0)
+    run = module_run(tree, source, path, frozenset(source_methods), hops=0, releases=releases)
     try:
         uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
         findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
@@ -50,19 +53,33 @@ def analyze_tree(
     return sorted(findings.values(), key=finding_key)
 
 
-def analyze_source(text: str, path: str, source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS) -> list[Finding]:
+def analyze_source(
+    text: str,
+    path: str,
+    source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
+    releases: Releases = ALL_RELEASES,
+) -> list[Finding]:
     """Parse and analyze; raises SyntaxError (and ValueError for NUL bytes) like `ast.parse`."""
     if not mentions_any(text, source_methods):
         return []
     tree = ast.parse(text, filename=path)
-    return analyze_tree(tree, SourceText(text), path, source_methods)
+    return analyze_tree(tree, SourceText(text), path, source_methods, releases)
 
 
-def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: frozenset[str], hops: int) -> ModuleRun:
+def module_run(
+    tree: ast.Module,
+    source: SourceText,
+    path: str,
+    source_methods: frozenset[str],
+    hops: int,
+    releases: Releases = ALL_RELEASES,
+) -> ModuleRun:
     """The module's facts in a run with its summaries; `hops`: how many modules away from the one being checked."""
-    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path))
+    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path, releases))
     if hops < MAX_MODULE_HOPS:
-        run.load_module = functools.partial(load_module, source_methods=source_methods, hops=hops + 1)
+        run.load_module = functools.partial(
+            load_module, source_methods=source_methods, hops=hops + 1, releases=releases
+        )
     summaries = run.summaries = Summaries(run)
     if hops > 0:
         return run  # read for a callee's summary: what it calls is summarized on demand
@@ -74,6 +91,10 @@ def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: 
     return run
 
 
+RunKey = tuple[Path, int, frozenset[str], int, Releases]
+"""A module's file, its stamp, the source methods, the hops away and the releases of the run."""
+
+
 class LoadedModules:
     """The runs of the package's other modules that the files being checked read, kept while those
     files are in one folder: the files of a folder call the same siblings (a model's modeling and
@@ -81,7 +102,7 @@ class LoadedModules:
     are released (`ModuleRun.release`), so they are freed at once, not at a full collection."""
 
     def __init__(self, maxsize: int) -> None:
-        self.runs: BoundedCache[tuple[Path, int, frozenset[str], int], ModuleRun | None] = BoundedCache(maxsize)
+        self.runs: BoundedCache[RunKey, ModuleRun | None] = BoundedCache(maxsize)
         self.folder = ""
 
     def keep_for(self, path: str) -> None:
@@ -94,8 +115,10 @@ class LoadedModules:
             self.runs.clear()
             self.folder = folder
 
-    def get(self, file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-        key = (file, file_stamp(file), source_methods, hops)
+    def get(
+        self, file: Path, source_methods: frozenset[str], hops: int, releases: Releases = ALL_RELEASES
+    ) -> ModuleRun | None:
+        key = (file, file_stamp(file), source_methods, hops, releases)
         if key not in self.runs:
             self.runs[key] = loaded_module(*key)
         return self.runs[key]
@@ -104,18 +127,23 @@ class LoadedModules:
 LOADED = LoadedModules(MODULES_KEPT)
 
 
-def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-    return LOADED.get(file, source_methods, hops)
+def load_module(
+    file: Path, source_methods: frozenset[str], hops: int, releases: Releases = ALL_RELEASES
+) -> ModuleRun | None:
+    return LOADED.get(file, source_methods, hops, releases)
 
 
-def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
+def loaded_module(
+    file: Path, stamp: int, source_methods: frozenset[str], hops: int, releases: Releases = ALL_RELEASES
+) -> ModuleRun | None:
     """Another module of the package, read for its summaries (`stamp`: its mtime, so a file the fixer
     rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,
     parsed or analyzed is not followed: its failure is not the importing file's."""
     try:
         raw = file.read_bytes()
         tree = ast.parse(raw, filename=str(file))
-        return module_run(tree, SourceText(raw.decode("utf-8", errors="replace")), str(file), source_methods, hops)
+        text = SourceText(raw.decode("utf-8", errors="replace"))
+        return module_run(tree, text, str(file), source_methods, hops, releases)
     except Exception:
         return None
 

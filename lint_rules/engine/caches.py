@@ -1,37 +1,32 @@
 """Which transformers cache classes return an int from `get_seq_length()`, and which may return a tensor.
 
-One table, checked against the real classes of every release listed in `CHECKED_RELEASES` by
-tests/test_cache_table.py (it builds each class, runs one `update`, and looks at the type). A class
-that is in neither set, such as the abstract `Cache`, is treated as possibly returning a tensor;
-`EncoderDecoderCache` has the length of the cache it wraps (`WRAPPER_CLASSES`).
+The facts per release are the rows of `releases.py` (4.36 to the newest 5.x); the sets below are those
+of the releases in `CHECKED_RELEASES`, whose real classes tests/test_cache_table.py builds and updates
+once, looking at the type. A class in no row, such as the abstract `Cache`, is treated as possibly
+returning a tensor; `EncoderDecoderCache` has the length of the cache it wraps (`WRAPPER_CLASSES`).
 """
 
 from __future__ import annotations
 
+from lint_rules.engine.releases import ALL_RELEASES, RELEASES, Releases, length_kind_in
+from lint_rules.engine.releases import INT_LENGTH as INT_LENGTH  # a class's *length kind* ("" when unknown)
+from lint_rules.engine.releases import TENSOR_LENGTH as TENSOR_LENGTH
+
 CHECKED_RELEASES = ("5.5.3", "5.24.0")
 
-INT_LENGTH = "int"
-TENSOR_LENGTH = "tensor"
-"""A class's *length kind*: what its `get_seq_length()` returns ("" when unknown)."""
+_CHECKED_ROWS = [row for row in RELEASES if row.checked in CHECKED_RELEASES]
 
-INT_LENGTH_CLASSES = frozenset(
-    {"DynamicCache", "DynamicLayer", "DynamicSlidingWindowLayer", "StaticSlidingWindowLayer"}
-)
-"""Their length is computed from the stored keys' shape or kept as a Python int counter (the static
-sliding-window layer keeps an int mirror, `cumulative_length_int`, beside its parent's tensor)."""
+INT_LENGTH_CLASSES = frozenset(cls for row in _CHECKED_ROWS for cls, kind in row.lengths if kind == INT_LENGTH)
+"""In 5.x: their length is computed from the stored keys' shape or kept as a Python int counter (the
+static sliding-window layer keeps an int mirror, `cumulative_length_int`, beside its parent's tensor)."""
 
-TENSOR_LENGTH_CLASSES = frozenset({"StaticCache", "StaticLayer", "SlidingWindowCache"})
-"""They keep `cumulative_length` as a tensor (shape (1,) in 5.5-5.12, 0-dim from 5.13) and return it."""
+TENSOR_LENGTH_CLASSES = frozenset(cls for row in _CHECKED_ROWS for cls, kind in row.lengths if kind == TENSOR_LENGTH)
+"""In 5.x: they keep `cumulative_length` as a tensor (shape (1,) in 5.5-5.12, 0-dim from 5.13) and return it."""
 
 WRAPPER_CLASSES = frozenset({"EncoderDecoderCache"})
 """Their length is that of the cache given as the first of two arguments (`EncoderDecoderCache(
 DynamicCache(), DynamicCache())` is an int); from one argument (legacy data) they build a
 `DynamicCache`."""
-
-REMOVED_CACHE_ATTRIBUTES = frozenset({"seen_tokens"})
-"""What no 5.x cache has (reading it raises `AttributeError`), and what the 4.39-4.48 caches without a
-counter of their own (`StaticCache`, `HybridCache`) give as None, which the code of that era
-(`past_length = c.seen_tokens` ... `past_length < n`) fails on before any use of the length."""
 
 CACHE_BASE_CLASSES = (
     frozenset(
@@ -131,10 +126,7 @@ TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 """Where the table's names mean transformers' own classes."""
 
 
-def length_kind_of_transformers_class(name: str) -> str:
-    """ "int" or "tensor" for a transformers cache class in the table, "" for any other name."""
-    if name in INT_LENGTH_CLASSES:
-        return INT_LENGTH
-    if name in TENSOR_LENGTH_CLASSES:
-        return TENSOR_LENGTH
-    return ""
+def length_kind_of_transformers_class(name: str, releases: Releases = ALL_RELEASES) -> str:
+    """ "int" or "tensor" for a transformers cache class of the release table, over `releases` (see
+    `releases.length_kind_in`); "" for any other name."""
+    return length_kind_in(name, releases)

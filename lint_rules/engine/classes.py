@@ -27,6 +27,7 @@ from lint_rules.engine.caches import (
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
+from lint_rules.engine.releases import ALL_RELEASES, Releases
 
 MAX_MODULE_DEPTH = 4
 
@@ -54,8 +55,11 @@ class ClassFacts:
         depth: int = 0,
         classes: dict[str, ast.ClassDef] | None = None,
         text: str | None = None,
+        releases: Releases = ALL_RELEASES,
     ) -> None:
         self.tree = tree
+        self.releases = releases
+        """The transformers releases the module runs on: the table's classes have their length there."""
         self.text = text
         """The module's text, when the caller has it: a cheap first look before walking statements."""
         self.source_methods = source_methods
@@ -124,7 +128,7 @@ class ClassFacts:
         `transformers.DynamicCache`, a local class, an import from the same package)."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            return length_kind_of_transformers_class(last) if prefix in TRANSFORMERS_MODULES else ""
+            return self.transformers_kind(last) if prefix in TRANSFORMERS_MODULES else ""
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -133,9 +137,12 @@ class ClassFacts:
             return ""
         module, original = imported
         if is_transformers_module(module):
-            return length_kind_of_transformers_class(original)
+            return self.transformers_kind(original)
         other = self.other_module(module)
         return other.length_kind_of_name(original) if other is not None else ""
+
+    def transformers_kind(self, name: str) -> str:
+        return length_kind_of_transformers_class(name, self.releases)
 
     def length_kind(self, cls: ast.ClassDef) -> str:
         """Kept once known; an answer that read a class still being computed (a cycle through bases or
@@ -158,8 +165,8 @@ class ClassFacts:
         return kind
 
     def compute_length_kind(self, cls: ast.ClassDef) -> str:
-        if self.in_transformers_table_module() and length_kind_of_transformers_class(cls.name):
-            return length_kind_of_transformers_class(cls.name)
+        if self.in_transformers_table_module() and self.transformers_kind(cls.name):
+            return self.transformers_kind(cls.name)
         own = self.own_source_method(cls)
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
@@ -360,10 +367,15 @@ class ClassFacts:
         file = module_file(module, root)
         if file is None:
             return None
-        key = (file, self.source_methods, self.depth + 1)
+        key = (file, self.source_methods, self.depth + 1, self.releases)
         if key not in _OTHER_MODULES:
             tree = parsed_module(file)
-            facts = ClassFacts(tree, self.source_methods, str(file), module, root, self.depth + 1) if tree else None
+            depth = self.depth + 1
+            facts = (
+                ClassFacts(tree, self.source_methods, str(file), module, root, depth, releases=self.releases)
+                if tree
+                else None
+            )
             _OTHER_MODULES[key] = facts
         return _OTHER_MODULES[key]
 
@@ -426,7 +438,9 @@ def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
 
 
 MAX_OTHER_MODULES = 128
-_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int], ClassFacts | None] = BoundedCache(MAX_OTHER_MODULES)
+_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases], ClassFacts | None] = BoundedCache(
+    MAX_OTHER_MODULES
+)
 """Facts of the sibling modules used last in this process, by the depth they were reached at
 (which bounds how far their own imports are followed)."""
 

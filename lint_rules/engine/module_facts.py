@@ -11,7 +11,6 @@ import functools
 import re
 from collections.abc import Sequence
 
-from lint_rules.engine.caches import REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.definitions import Definition, DefinitionIndex
@@ -23,12 +22,22 @@ from lint_rules.engine.module_text import (
     module_constants,
     torch_aliases,
 )
+from lint_rules.engine.releases import ALL_RELEASES, Releases, path_ending_names
 from lint_rules.engine.source_text import SourceText
 
 
 class ModuleFacts:
-    def __init__(self, tree: ast.Module, source: SourceText, source_methods: Sequence[str], path: str = "") -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: SourceText,
+        source_methods: Sequence[str],
+        path: str = "",
+        releases: Releases = ALL_RELEASES,
+    ) -> None:
         self.path = path
+        self.releases = releases
+        """The transformers releases the module runs on (`releases.py`): what its caches' lengths are."""
         self.tree = tree
         self.source = source
         self.source_methods = frozenset(source_methods)
@@ -36,7 +45,9 @@ class ModuleFacts:
         """The lines that mention a source method, sorted."""
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
-        self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes, text=source.text)
+        self.classes = ClassFacts(
+            tree, self.source_methods, path, classes=self.definitions.classes, text=source.text, releases=releases
+        )
         self._function_constants: dict[int, dict[str, object]] = {}
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
 
@@ -78,11 +89,15 @@ class ModuleFacts:
         }
 
     @functools.cached_property
-    def defines_removed_cache_attributes(self) -> bool:
-        """The module binds `seen_tokens` itself (`self.seen_tokens = ...`, `def seen_tokens`): its own
-        classes may have what no transformers 5.x cache has."""
-        return any(
-            re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", self.source.text) for name in REMOVED_CACHE_ATTRIBUTES
+    def path_ending_names(self) -> frozenset[str]:
+        """The attributes and methods whose use on a cache ends the path on every release the module runs
+        on (`releases.path_ending_names`: `seen_tokens`, and a method no cache of those releases has),
+        less those the module binds itself (`self.seen_tokens = ...`, `def get_max_length`): its own
+        classes may have what no transformers cache has."""
+        return frozenset(
+            name
+            for name in path_ending_names(self.releases)
+            if not re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", self.source.text)
         )
 
     @functools.cached_property

@@ -171,8 +171,8 @@ class State:
                     self.bind_taint_only(name, taint - guarded)
 
     def forget_lengths_asked_of(self, receiver: str) -> None:
-        """After `c.seen_tokens` is read (`caches.REMOVED_CACHE_ATTRIBUTES`), the lengths asked of the
-        object `c` holds are not a transformers tensor cache's: their taint ends."""
+        """After `c.seen_tokens` is read or a method no cache has is called (`releases.path_ending_names`),
+        the lengths asked of the object `c` holds are not a transformers tensor cache's: their taint ends."""
         asked = self.paths.asked.get(receiver, CLEAN)
         if not asked:
             return

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
-from lint_rules.engine.caches import INT_LENGTH, REMOVED_CACHE_ATTRIBUTES
+from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.imported_methods import imported_method
@@ -104,9 +104,14 @@ class ValueWalker:
         if key and key in state.taint:
             return state.taint[key]
         self.value(node.value, state)
-        if node.attr in REMOVED_CACHE_ATTRIBUTES and not self.module.defines_removed_cache_attributes:
-            state.forget_lengths_asked_of(key_of(node.value))
+        self.end_path_at(node, state)
         return CLEAN
+
+    def end_path_at(self, node: ast.Attribute, state: State) -> None:
+        """`c.seen_tokens`, `c.get_max_length()` where no cache of the module's releases answers with an
+        int (`ModuleFacts.path_ending_names`): the lengths asked of `c` before are not used after."""
+        if node.attr in self.module.path_ending_names:
+            state.forget_lengths_asked_of(key_of(node.value))
 
     def subscript(self, node: ast.Subscript, state: State) -> Taint:
         container = self.value(node.value, state)
@@ -198,6 +203,8 @@ class ValueWalker:
         name = ex.called_name(node)
         method = ex.method_name(node)
         receiver = self.value(node.func.value, state) if isinstance(node.func, ast.Attribute) else CLEAN
+        if isinstance(node.func, ast.Attribute):
+            self.end_path_at(node.func, state)
         if name in ex.COERCING_BUILTINS or name in ex.COERCING_FUNCTIONS:
             self.arguments(node, state)
             return CLEAN

@@ -1,0 +1,249 @@
+"""What each transformers release does with a cache's length, from 4.36 to the newest 5.x: one row
+per run of minor releases whose facts agree. The engine asks the rows of the releases a project runs
+on (`lint_rules.target_range` finds them; every row when it finds none): a class's length is a tensor
+if it is one in any of those releases, an int only if it is an int in every one that has the class.
+
+Each row names the wheel it was read from (`checked`); tests/test_release_table.py reads the
+`transformers/cache_utils.py` and `generation/utils.py` of those wheels with `ast` and checks every
+entry, and tests/test_cache_table.py runs the classes of 5.5.3 and 5.24.0.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+INT_LENGTH = "int"
+TENSOR_LENGTH = "tensor"
+NONE_LENGTH = "none"
+"""4.42-4.44 `HybridCache.get_seq_length()` returns None: neither an int nor a tensor."""
+
+SEEN_TOKENS_INT = "int"
+"""`seen_tokens` is an int attribute of every cache (4.36-4.38: each counts the tokens it saw)."""
+SEEN_TOKENS_NONE = "None"
+"""A deprecated property: the caches with a `_seen_tokens` counter answer it, the others give None."""
+SEEN_TOKENS_ABSENT = "absent"
+"""No cache has it: reading it raises `AttributeError`."""
+
+PATH_ENDING_METHODS = ("get_max_length", "get_usable_length")
+"""`Cache` methods that some releases lack: calling one where no cache has it raises."""
+SEEN_TOKENS = "seen_tokens"
+
+
+class ReleaseFacts(NamedTuple):
+    first: tuple[int, int]
+    last: tuple[int, int]
+    """The minor releases the row covers, both included. Later releases are assumed to keep the newest
+    row's facts (not true of 5.25.0's `DynamicCache` for linear-attention models: see the report)."""
+    checked: str
+    """The release whose wheel the row was read from (the newest patch of a minor it covers)."""
+    lengths: tuple[tuple[str, str], ...]
+    """(class, length kind) for the table's classes that the release has."""
+    seen_tokens: str
+    """What `c.seen_tokens` gives for a cache `c` whose length is a tensor (SEEN_TOKENS_*)."""
+    methods: frozenset[str]
+    """Which of `PATH_ENDING_METHODS` the release's `Cache` has."""
+    generate_passes_cache_position: bool
+    """`generate()` puts `cache_position` into the model's inputs."""
+
+    @property
+    def name(self) -> str:
+        first, last = (f"{major}.{minor}" for major, minor in (self.first, self.last))
+        return first if first == last else f"{first}-{last}"
+
+    def length_kind(self, cls: str) -> str:
+        """The class's length kind in this release; "" when it has no such class."""
+        return dict(self.lengths).get(cls, "")
+
+
+def _lengths(**kinds: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(kinds.items()))
+
+
+INT, TENSOR, NONE = INT_LENGTH, TENSOR_LENGTH, NONE_LENGTH
+BOTH_METHODS = frozenset(PATH_ENDING_METHODS)
+USABLE_ONLY = frozenset({"get_usable_length"})
+MAX_ONLY = frozenset({"get_max_length"})
+NO_METHODS: frozenset[str] = frozenset()
+
+LAYERS_4_54 = {"DynamicLayer": INT, "StaticLayer": TENSOR}
+OLD_STATIC_CACHES = {"StaticCache": TENSOR, "SlidingWindowCache": TENSOR, "HybridCache": TENSOR}
+"""4.45-4.53; 4.54-4.57 make them (and OffloadedStaticCache) caches of `StaticLayer`s."""
+
+RELEASES = (
+    ReleaseFacts((4, 36), (4, 37), "4.36.2", _lengths(DynamicCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False),
+    ReleaseFacts(
+        (4, 38), (4, 38), "4.38.2", _lengths(DynamicCache=INT, StaticCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False
+    ),
+    ReleaseFacts(
+        (4, 39), (4, 41), "4.39.3", _lengths(DynamicCache=INT, StaticCache=TENSOR), SEEN_TOKENS_NONE, BOTH_METHODS, True
+    ),
+    ReleaseFacts(
+        (4, 42),
+        (4, 44),
+        "4.44.2",
+        _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),
+        SEEN_TOKENS_NONE,
+        BOTH_METHODS,
+        True,
+    ),
+    ReleaseFacts(
+        (4, 45),
+        (4, 48),
+        "4.48.3",
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
+        SEEN_TOKENS_NONE,
+        BOTH_METHODS,
+        True,
+    ),
+    ReleaseFacts(
+        (4, 49),
+        (4, 53),
+        "4.53.3",
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
+        SEEN_TOKENS_NONE,
+        USABLE_ONLY,
+        True,
+    ),
+    ReleaseFacts(
+        (4, 54),
+        (4, 55),
+        "4.55.4",
+        _lengths(DynamicCache=INT, OffloadedStaticCache=TENSOR, **OLD_STATIC_CACHES, **LAYERS_4_54),
+        SEEN_TOKENS_ABSENT,
+        NO_METHODS,
+        True,
+    ),
+    ReleaseFacts(
+        (4, 56),
+        (4, 56),
+        "4.56.2",
+        _lengths(
+            DynamicCache=INT,
+            OffloadedStaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            **OLD_STATIC_CACHES,
+            **LAYERS_4_54,
+        ),
+        SEEN_TOKENS_ABSENT,
+        NO_METHODS,
+        True,
+    ),
+    ReleaseFacts(
+        (4, 57),
+        (4, 57),
+        "4.57.1",
+        _lengths(
+            DynamicCache=INT,
+            OffloadedStaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **OLD_STATIC_CACHES,
+            **LAYERS_4_54,
+        ),
+        SEEN_TOKENS_ABSENT,
+        NO_METHODS,
+        True,
+    ),
+    ReleaseFacts(
+        (5, 0),
+        (5, 3),
+        "5.3.0",
+        _lengths(
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **LAYERS_4_54,
+        ),
+        SEEN_TOKENS_ABSENT,
+        NO_METHODS,
+        True,
+    ),
+    ReleaseFacts(
+        (5, 4),
+        (5, 4),
+        "5.4.0",
+        _lengths(
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **LAYERS_4_54,
+        ),
+        SEEN_TOKENS_ABSENT,
+        NO_METHODS,
+        False,
+    ),
+    ReleaseFacts(
+        (5, 5),
+        (5, 12),
+        "5.5.3",
+        _lengths(
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            SlidingWindowCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **LAYERS_4_54,
+        ),
+        SEEN_TOKENS_ABSENT,
+        NO_METHODS,
+        False,
+    ),
+    ReleaseFacts(
+        (5, 13),
+        (5, 24),
+        "5.24.0",
+        _lengths(
+            DynamicCache=INT,
+            StaticCache=TENSOR,
+            SlidingWindowCache=TENSOR,
+            DynamicSlidingWindowLayer=INT,
+            StaticSlidingWindowLayer=INT,
+            **LAYERS_4_54,
+        ),
+        SEEN_TOKENS_ABSENT,
+        MAX_ONLY,
+        False,
+    ),
+)
+"""Every row, oldest first."""
+
+Releases = frozenset[ReleaseFacts]
+"""Any selection of the rows: a frozenset, whose hash Python keeps, since the engine's caches of other
+modules' facts are keyed by it (a tuple of rows is hashed anew at each look-up)."""
+ALL_RELEASES: Releases = frozenset(RELEASES)
+
+
+def in_order(releases: Releases) -> list[ReleaseFacts]:
+    return sorted(releases, key=lambda row: row.first)
+
+
+TABLE_CLASSES = frozenset(cls for row in RELEASES for cls, _ in row.lengths)
+
+
+def length_kind_in(cls: str, releases: Releases) -> str:
+    """ "tensor" if the class's length is a tensor in any of the releases, "int" if it is an int in
+    every one that has the class; "" otherwise (a None length, or a class of none of them)."""
+    kinds = {kind for kind in (row.length_kind(cls) for row in releases) if kind}
+    if not kinds:
+        kinds = {kind for kind in (row.length_kind(cls) for row in RELEASES) if kind}  # a class the range lacks
+    if TENSOR_LENGTH in kinds:
+        return TENSOR_LENGTH
+    return INT_LENGTH if kinds == {INT_LENGTH} else ""
+
+
+def seen_tokens_ends_lengths(row: ReleaseFacts) -> bool:
+    """In this release, `c.seen_tokens` of a cache whose length is a tensor raises or gives None (which
+    the code of that era fails on before it uses a length): no tensor length is used after it."""
+    has_tensor_lengths = any(kind == TENSOR_LENGTH for _, kind in row.lengths)
+    return not has_tensor_lengths or row.seen_tokens in (SEEN_TOKENS_NONE, SEEN_TOKENS_ABSENT)
+
+
+def path_ending_names(releases: Releases) -> frozenset[str]:
+    """The attributes and methods whose use on a transformers cache ends the path in every release of
+    `releases` (AttributeError, or None where a tensor length would follow)."""
+    ending = {name for name in PATH_ENDING_METHODS if not any(name in row.methods for row in releases)}
+    if all(map(seen_tokens_ends_lengths, releases)):
+        ending.add(SEEN_TOKENS)
+    return frozenset(ending)

@@ -1,0 +1,123 @@
+"""Every row of the engine's release table (`lint_rules/engine/releases.py`) against the source of the
+release it names: `transformers/cache_utils.py` and `generation/utils.py` of that wheel, read with
+`ast` (tests/release_source.py) without importing torch or transformers. 5.5.3 and 5.24.0 are read
+where tests/runtime installed them; the other wheels are downloaded once into benchmarks/.cache."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import pytest
+
+from lint_rules.engine.releases import (
+    INT_LENGTH,
+    PATH_ENDING_METHODS,
+    RELEASES,
+    SEEN_TOKENS_ABSENT,
+    SEEN_TOKENS_INT,
+    SEEN_TOKENS_NONE,
+    TABLE_CLASSES,
+    TENSOR_LENGTH,
+    ReleaseFacts,
+)
+from tests.release_source import CacheModule, passes_cache_position, wheel_sources
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+WHEELS = REPO / "benchmarks" / ".cache" / "transformers-wheels"
+
+
+def installed_sources(version: str) -> dict[str, str] | None:
+    """The release's sources from the venv or tests/runtime's side environment, where one has it."""
+    import transformers
+
+    folders = [REPO / ".runtime" / f"transformers-{version}" / "transformers"]
+    if transformers.__version__ == version:
+        folders.insert(0, Path(transformers.__file__).parent)
+    for folder in folders:
+        if (folder / "cache_utils.py").is_file():
+            names = ("cache_utils.py", "generation/utils.py")
+            return {name: (folder / name).read_text(encoding="utf-8") for name in names}
+    return None
+
+
+def sources(version: str) -> dict[str, str]:
+    found = installed_sources(version)
+    if found is not None:
+        return found
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    return wheel_sources(version, WHEELS)
+
+
+def row_id(row: ReleaseFacts) -> str:
+    return f"{row.name}@{row.checked}"
+
+
+@pytest.fixture(scope="module", params=RELEASES, ids=row_id)
+def release(request: pytest.FixtureRequest) -> tuple[ReleaseFacts, CacheModule, str]:
+    row: ReleaseFacts = request.param
+    read = sources(row.checked)
+    return row, CacheModule(read["cache_utils.py"]), read["generation/utils.py"]
+
+
+def test_the_row_names_the_classes_of_its_release(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+    row, module, _ = release
+    present = {cls for cls in TABLE_CLASSES if module.has_class(cls)}
+    assert present == {cls for cls, _ in row.lengths}
+
+
+def test_each_class_has_the_length_kind_of_its_release(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+    row, module, _ = release
+    for cls, kind in row.lengths:
+        assert module.length_kind(cls) == kind, f"{cls} in {row.checked}"
+
+
+def test_the_methods_a_release_lacks_no_class_of_it_has(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+    """A method the row says `Cache` lacks is defined by no class of the release: calling it raises."""
+    row, module, _ = release
+    assert {name for name in PATH_ENDING_METHODS if module.method("Cache", name)} == row.methods
+    for name in set(PATH_ENDING_METHODS) - row.methods:
+        assert not module.defines_anywhere(name), f"{name} in {row.checked}"
+
+
+def test_seen_tokens_of_the_release(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+    row, module, _ = release
+    property_holders = [cls for cls in module.classes.values() if module.method(cls.name, "seen_tokens")]
+    if row.seen_tokens == SEEN_TOKENS_INT:
+        assert not property_holders
+        counter = ast.Attribute(ast.Name("self"), "seen_tokens")
+        for cls, _ in row.lengths:
+            assert module.attribute_kind(counter, cls, frozenset()) == INT_LENGTH, f"{cls} in {row.checked}"
+    elif row.seen_tokens == SEEN_TOKENS_NONE:
+        prop = module.method("Cache", "seen_tokens")
+        assert prop is not None
+        returned = [ast.unparse(node.value) for node in ast.walk(prop) if isinstance(node, ast.Return) and node.value]
+        assert returned == ["self._seen_tokens", "None"]
+        for cls, kind in row.lengths:
+            if kind == TENSOR_LENGTH:
+                assert not module.self_assignments(module.chain(cls), "_seen_tokens"), f"{cls} in {row.checked}"
+    else:
+        assert row.seen_tokens == SEEN_TOKENS_ABSENT
+        assert not property_holders
+        assert not module.self_assignments(list(module.classes.values()), "seen_tokens")
+
+
+def test_generate_passes_cache_position_where_the_row_says(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+    row, _, generation = release
+    assert passes_cache_position(generation) == row.generate_passes_cache_position
+
+
+def test_the_rows_cover_consecutive_minors() -> None:
+    for earlier, later in itertools.pairwise(RELEASES):
+        (major, minor), (next_major, next_minor) = earlier.last, later.first
+        assert (next_major, next_minor) in ((major, minor + 1), (major + 1, 0)), (earlier.name, later.name)
+        assert earlier.first <= earlier.last
+        assert row_covers(earlier, earlier.checked)
+
+
+def row_covers(row: ReleaseFacts, version: str) -> bool:
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return row.first <= (major, minor) <= row.last
