@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--show-silenced",
         action="store_true",
-        help="also list the findings that a suppression comment or the baseline silences",
+        help="also list the findings that a suppression comment, a declaration or the baseline silences",
     )
     adoption = parser.add_argument_group("adopting on a codebase with findings")
     baseline = adoption.add_mutually_exclusive_group()
@@ -100,7 +100,9 @@ def run(argv: Sequence[str] | None) -> int:
         return write_command(args, settings, baseline)
     if args.add_noqa:
         return add_noqa_command(args, settings)
-    settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
+    settings = settings._replace(
+        baseline=None if baseline is None else str(baseline.file), show_silenced=args.show_silenced
+    )
     with STAMPS.kept_for_the_run():  # the check writes no source file
         results = Collected.of(check_paths(args.paths, settings, args.jobs))
     output = render(results.findings, args.format, fingerprints=results.fingerprints, baseline=baseline is not None)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from lint_rules.baseline import split_baselined
-from lint_rules.engine import SourceText, analyze_tree
+from lint_rules.engine import DeclarationRefused, SourceText, analyze_tree
 from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
 from lint_rules.fingerprints import fingerprints
@@ -26,7 +26,8 @@ class CheckedFile(NamedTuple):
     path: str
     findings: tuple[Finding, ...] = ()
     silenced: tuple[Finding, ...] = ()
-    """Findings a `# noqa` or `# seqlen-guard: ignore` comment silenced (listed with --show-silenced)."""
+    """Findings a `# noqa` or `# seqlen-guard: ignore` comment silenced (listed with --show-silenced), and
+    with --show-silenced those a declaration (`int-length-caches`, `int-length-classes`) silenced."""
     error: str = ""
     parsed: bool = False
     fingerprints: Mapping[Finding, str] = {}
@@ -34,7 +35,8 @@ class CheckedFile(NamedTuple):
     baselined: tuple[Finding, ...] = ()
     """Findings the baseline (`settings.baseline`) knows: not reported."""
     silenced_by: Mapping[Finding, str] = {}
-    """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore")."""
+    """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore"), or the
+    declaration ("declaration int-length-caches")."""
 
 
 def check_path(path: str, settings: Settings) -> CheckedFile:
@@ -65,14 +67,38 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 
 
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
-    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods)
+    """The file's result; a declaration its code refuses is an error of the file, whose findings are
+    then those found without `int-length-caches`."""
+    findings, refused = declared_findings(path, text, tree, settings)
     enabled = [finding for finding in findings if settings.enabled(finding.code, path)]
     reported, silenced = (enabled, {}) if settings.disable_noqa else split_silenced(enabled, text, tree)
+    if settings.show_silenced and settings.declarations:
+        from lint_rules.declaration_audit import declaration_silenced  # only for --show-silenced
+
+        silenced = {**declaration_silenced(path, text, tree, settings, findings), **silenced}
+        silenced = dict(sorted(silenced.items(), key=lambda pair: (pair[0].span, pair[0].code)))
     keys = fingerprints([*reported, *silenced], text)
     new, known = split_baselined(path, reported, keys, settings.baseline)
     return CheckedFile(
-        path, tuple(new), tuple(silenced), parsed=True, fingerprints=keys, baselined=tuple(known), silenced_by=silenced
+        path,
+        tuple(new),
+        tuple(silenced),
+        error=refused,
+        parsed=True,
+        fingerprints=keys,
+        baselined=tuple(known),
+        silenced_by=silenced,
     )
+
+
+def declared_findings(path: str, text: str, tree: ast.Module, settings: Settings) -> tuple[list[Finding], str]:
+    """The engine's findings under the configured declarations, and "" or why the file refuses them."""
+    declarations = settings.declarations
+    try:
+        return analyze_tree(tree, SourceText(text), path, settings.source_methods, declarations), ""
+    except DeclarationRefused as refusal:
+        kept = declarations.only_classes()
+        return analyze_tree(tree, SourceText(text), path, settings.source_methods, kept), str(refusal)
 
 
 def internal_error(error: Exception) -> str:

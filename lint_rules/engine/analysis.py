@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine.bounded_cache import BoundedCache
+from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations, check_refusal
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
@@ -36,13 +37,18 @@ def analyze_tree(
     source: SourceText,
     path: str,
     source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
+    declarations: Declarations = NO_DECLARATIONS,
 ) -> list[Finding]:
     """All findings in a parsed module, in source order. `path` locates the module's package on
-    disk, so that classes imported from sibling modules can be read."""
+    disk, so that classes imported from sibling modules can be read, and tells which `declarations`
+    cover it. Raises `DeclarationRefused` when `int-length-caches` covers a module that shows a
+    tensor-length cache (analyze it again without the declarations for its findings)."""
     LOADED.keep_for(path)
     forget_stamps()
-    run = module_run(tree, source, path, frozenset(source_methods), hops=0)
+    run = module_run(tree, source, path, frozenset(source_methods), hops=0, declarations=declarations)
     try:
+        if run.facts.int_length_receivers:
+            check_refusal(run.facts)
         uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
         findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
     finally:
@@ -50,19 +56,33 @@ def analyze_tree(
     return sorted(findings.values(), key=finding_key)
 
 
-def analyze_source(text: str, path: str, source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS) -> list[Finding]:
+def analyze_source(
+    text: str,
+    path: str,
+    source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
+    declarations: Declarations = NO_DECLARATIONS,
+) -> list[Finding]:
     """Parse and analyze; raises SyntaxError (and ValueError for NUL bytes) like `ast.parse`."""
     if not mentions_any(text, source_methods):
         return []
     tree = ast.parse(text, filename=path)
-    return analyze_tree(tree, SourceText(text), path, source_methods)
+    return analyze_tree(tree, SourceText(text), path, source_methods, declarations)
 
 
-def module_run(tree: ast.Module, source: SourceText, path: str, source_methods: frozenset[str], hops: int) -> ModuleRun:
+def module_run(
+    tree: ast.Module,
+    source: SourceText,
+    path: str,
+    source_methods: frozenset[str],
+    hops: int,
+    declarations: Declarations = NO_DECLARATIONS,
+) -> ModuleRun:
     """The module's facts in a run with its summaries; `hops`: how many modules away from the one being checked."""
-    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path))
+    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path, declarations))
     if hops < MAX_MODULE_HOPS:
-        run.load_module = functools.partial(load_module, source_methods=source_methods, hops=hops + 1)
+        run.load_module = functools.partial(
+            load_module, source_methods=source_methods, hops=hops + 1, declarations=declarations
+        )
     summaries = run.summaries = Summaries(run)
     if hops > 0:
         return run  # read for a callee's summary: what it calls is summarized on demand
@@ -81,7 +101,9 @@ class LoadedModules:
     are released (`ModuleRun.release`), so they are freed at once, not at a full collection."""
 
     def __init__(self, maxsize: int) -> None:
-        self.runs: BoundedCache[tuple[Path, int, frozenset[str], int], ModuleRun | None] = BoundedCache(maxsize)
+        self.runs: BoundedCache[tuple[Path, int, frozenset[str], int, Declarations], ModuleRun | None] = BoundedCache(
+            maxsize
+        )
         self.folder = ""
 
     def keep_for(self, path: str) -> None:
@@ -94,8 +116,10 @@ class LoadedModules:
             self.runs.clear()
             self.folder = folder
 
-    def get(self, file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-        key = (file, file_stamp(file), source_methods, hops)
+    def get(
+        self, file: Path, source_methods: frozenset[str], hops: int, declarations: Declarations
+    ) -> ModuleRun | None:
+        key = (file, file_stamp(file), source_methods, hops, declarations)
         if key not in self.runs:
             self.runs[key] = loaded_module(*key)
         return self.runs[key]
@@ -104,18 +128,21 @@ class LoadedModules:
 LOADED = LoadedModules(MODULES_KEPT)
 
 
-def load_module(file: Path, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
-    return LOADED.get(file, source_methods, hops)
+def load_module(file: Path, source_methods: frozenset[str], hops: int, declarations: Declarations) -> ModuleRun | None:
+    return LOADED.get(file, source_methods, hops, declarations)
 
 
-def loaded_module(file: Path, stamp: int, source_methods: frozenset[str], hops: int) -> ModuleRun | None:
+def loaded_module(
+    file: Path, stamp: int, source_methods: frozenset[str], hops: int, declarations: Declarations
+) -> ModuleRun | None:
     """Another module of the package, read for its summaries (`stamp`: its mtime, so a file the fixer
     rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,
     parsed or analyzed is not followed: its failure is not the importing file's."""
     try:
         raw = file.read_bytes()
         tree = ast.parse(raw, filename=str(file))
-        return module_run(tree, SourceText(raw.decode("utf-8", errors="replace")), str(file), source_methods, hops)
+        text = SourceText(raw.decode("utf-8", errors="replace"))
+        return module_run(tree, text, str(file), source_methods, hops, declarations)
     except Exception:
         return None
 

@@ -138,3 +138,18 @@ def length_kind_of_transformers_class(name: str) -> str:
     if name in TENSOR_LENGTH_CLASSES:
         return TENSOR_LENGTH
     return ""
+
+
+TENSOR_LENGTH_CACHE_IMPLEMENTATIONS = frozenset(
+    {
+        "static",
+        "offloaded_static",
+        "sliding_window",
+        "hybrid",
+        "hybrid_chunked",
+        "offloaded_hybrid",
+        "offloaded_hybrid_chunked",
+    }
+)
+"""The `cache_implementation` values for which 5.x's `generate()` builds a `StaticCache` (its
+`ALL_STATIC_CACHE_IMPLEMENTATIONS`, the deprecated names included): a cache whose length is a tensor."""

@@ -20,10 +20,12 @@ from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, 
 from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.caches import (
     INT_LENGTH,
+    TENSOR_LENGTH,
     TRANSFORMERS_MODULES,
     WRAPPER_CLASSES,
     length_kind_of_transformers_class,
 )
+from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
@@ -54,8 +56,11 @@ class ClassFacts:
         depth: int = 0,
         classes: dict[str, ast.ClassDef] | None = None,
         text: str | None = None,
+        declarations: Declarations = NO_DECLARATIONS,
     ) -> None:
         self.tree = tree
+        self.declarations = declarations.only_classes()
+        """`int-length-classes`: classes whose length is an int, though nothing here shows it."""
         self.text = text
         """The module's text, when the caller has it: a cheap first look before walking statements."""
         self.source_methods = source_methods
@@ -124,7 +129,9 @@ class ClassFacts:
         `transformers.DynamicCache`, a local class, an import from the same package)."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            return length_kind_of_transformers_class(last) if prefix in TRANSFORMERS_MODULES else ""
+            if prefix in TRANSFORMERS_MODULES:
+                return length_kind_of_transformers_class(last) or self.declared_kind(prefix, last)
+            return self.declared_kind(prefix, last)
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -133,7 +140,9 @@ class ClassFacts:
             return ""
         module, original = imported
         if is_transformers_module(module):
-            return length_kind_of_transformers_class(original)
+            return length_kind_of_transformers_class(original) or self.declared_kind(module, original)
+        if self.declared_kind(module, original):
+            return INT_LENGTH
         other = self.other_module(module)
         return other.length_kind_of_name(original) if other is not None else ""
 
@@ -157,9 +166,15 @@ class ClassFacts:
         self._read_a_cycle = outer_read_a_cycle or self._read_a_cycle
         return kind
 
+    def declared_kind(self, module: str, name: str) -> str:
+        """INT_LENGTH for a class `int-length-classes` declares, else ""."""
+        return INT_LENGTH if self.declarations.declares_class(module, name) else ""
+
     def compute_length_kind(self, cls: ast.ClassDef) -> str:
         if self.in_transformers_table_module() and length_kind_of_transformers_class(cls.name):
             return length_kind_of_transformers_class(cls.name)
+        if self.declarations and self.declared_kind(self.module[0], cls.name):
+            return INT_LENGTH
         own = self.own_source_method(cls)
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
@@ -360,10 +375,15 @@ class ClassFacts:
         file = module_file(module, root)
         if file is None:
             return None
-        key = (file, self.source_methods, self.depth + 1)
+        key = (file, self.source_methods, self.depth + 1, self.declarations)
         if key not in _OTHER_MODULES:
             tree = parsed_module(file)
-            facts = ClassFacts(tree, self.source_methods, str(file), module, root, self.depth + 1) if tree else None
+            facts = None
+            if tree is not None:
+                depth = self.depth + 1
+                facts = ClassFacts(
+                    tree, self.source_methods, str(file), module, root, depth, declarations=self.declarations
+                )
             _OTHER_MODULES[key] = facts
         return _OTHER_MODULES[key]
 
@@ -375,6 +395,10 @@ class ClassFacts:
         if not classes:
             return ""
         return INT_LENGTH if all(self.length_kind_of_name(name) == INT_LENGTH for name in classes) else ""
+
+    def admits_tensor_length(self, annotation: ast.expr | None) -> bool:
+        """Some class the annotation admits has a tensor length (`StaticCache | None`, `Cache | StaticCache`)."""
+        return any(self.length_kind_of_name(name) == TENSOR_LENGTH for name in annotated_classes(annotation))
 
     def constructed_kind(self, value: ast.expr, known_kind: KnownKind = nothing_known) -> str:
         """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind;
@@ -426,7 +450,9 @@ def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
 
 
 MAX_OTHER_MODULES = 128
-_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int], ClassFacts | None] = BoundedCache(MAX_OTHER_MODULES)
+_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Declarations], ClassFacts | None] = BoundedCache(
+    MAX_OTHER_MODULES
+)
 """Facts of the sibling modules used last in this process, by the depth they were reached at
 (which bounds how far their own imports are followed)."""
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from lint_rules.engine.caches import REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
+from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.definitions import Definition, DefinitionIndex
 from lint_rules.engine.imports import bound_modules
 from lint_rules.engine.module_text import (
@@ -27,8 +28,18 @@ from lint_rules.engine.source_text import SourceText
 
 
 class ModuleFacts:
-    def __init__(self, tree: ast.Module, source: SourceText, source_methods: Sequence[str], path: str = "") -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        source: SourceText,
+        source_methods: Sequence[str],
+        path: str = "",
+        declarations: Declarations = NO_DECLARATIONS,
+    ) -> None:
         self.path = path
+        self.declarations = declarations
+        self.int_length_receivers = declarations.covers(path)
+        """`int-length-caches` covers the module: a receiver not shown to be tensor-length is int-length."""
         self.tree = tree
         self.source = source
         self.source_methods = frozenset(source_methods)
@@ -36,7 +47,14 @@ class ModuleFacts:
         """The lines that mention a source method, sorted."""
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
-        self.classes = ClassFacts(tree, self.source_methods, path, classes=self.definitions.classes, text=source.text)
+        self.classes = ClassFacts(
+            tree,
+            self.source_methods,
+            path,
+            classes=self.definitions.classes,
+            text=source.text,
+            declarations=declarations,
+        )
         self._function_constants: dict[int, dict[str, object]] = {}
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
 
