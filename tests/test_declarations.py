@@ -415,3 +415,32 @@ def test_flake8_and_the_checker_agree(
     assert [line.split(":")[:2] for line in refusals] == [["app/static.py", "3"]]
     assert "app/static.py: declaration refused:" in err
     assert status == 2
+
+
+def test_a_package_class_whose_length_is_a_tensor(tmp_path: Path) -> None:
+    """Defined in a file the declaration does not cover, it is still shown tensor-length in one it does."""
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/caches.py": "from transformers import StaticCache\n\n\nclass Mine(StaticCache):\n    pass\n",
+            "pkg/app.py": """\
+            from pkg.caches import Mine
+
+
+            def trim(cache: Mine, x):
+                return x[:, cache.get_seq_length():]
+
+
+            def build(config):
+                return Mine(config)
+            """,
+        },
+    )
+    app = tmp_path / "pkg" / "app.py"
+    covers_app = Declarations((str(app),))
+    text = app.read_text()
+    with pytest.raises(DeclarationRefused, match="line 9 builds Mine"):
+        analyze_source(text, str(app), declarations=covers_app)
+    annotated_only = text.replace("Mine(config)", "config")
+    assert [f.line for f in analyze_source(annotated_only, str(app), declarations=covers_app)] == [5]

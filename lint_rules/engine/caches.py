@@ -131,6 +131,11 @@ TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 """Where the table's names mean transformers' own classes."""
 
 
+def is_transformers_module(module: str) -> bool:
+    """transformers' own classes are known by the table alone: its modules are never read."""
+    return module == "transformers" or module.startswith("transformers.")
+
+
 def length_kind_of_transformers_class(name: str) -> str:
     """ "int" or "tensor" for a transformers cache class in the table, "" for any other name."""
     if name in INT_LENGTH_CLASSES:

@@ -23,6 +23,7 @@ from lint_rules.engine.caches import (
     TENSOR_LENGTH,
     TRANSFORMERS_MODULES,
     WRAPPER_CLASSES,
+    is_transformers_module,
     length_kind_of_transformers_class,
 )
 from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
@@ -227,6 +228,13 @@ class ClassFacts:
             if imported is None or not is_transformers_module(imported[0]):
                 return True
         return False
+
+    def has_package_base(self, cls: ast.ClassDef) -> bool:
+        """A base imported from a module that is not transformers' (maybe a sibling's class)."""
+        imports = self.imports()
+        return any(
+            name in imports and not is_transformers_module(imports[name][0]) for name in map(ex.dotted_name, cls.bases)
+        )
 
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
@@ -455,11 +463,6 @@ _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Declarations], Cla
 )
 """Facts of the sibling modules used last in this process, by the depth they were reached at
 (which bounds how far their own imports are followed)."""
-
-
-def is_transformers_module(module: str) -> bool:
-    """transformers' own classes are known by the table alone: its modules are never read."""
-    return module == "transformers" or module.startswith("transformers.")
 
 
 def annotated_classes(annotation: ast.expr | None) -> list[str]:

@@ -6,14 +6,18 @@
   `StaticCache` built or annotated, an `isinstance` branch, a class inheriting a tensor length) is
   still a source. The declaration is *refused* (`DeclarationRefused`) for a file that shows
   otherwise: it builds a tensor-length cache, passes `cache_implementation="static"` (or another
-  implementation that builds a `StaticCache`), or defines a tensor-length cache class. Only the
-  files the engine analyzes (those that mention a source method) are checked for refusal.
+  implementation that builds a `StaticCache`), or defines a tensor-length cache class. Limits: only
+  the files the engine analyzes (those that mention a source method) are checked for refusal; a
+  value given to `cache_implementation` must be a literal to count, and a package class built
+  through its module (`caches.Mine()`) or imported inside a function is not looked for.
 - `int-length-classes` (dotted names): classes the engine cannot resolve whose length is an int; a
   receiver known to be of one (annotation, constructor, `isinstance`, a subclass) is an int-length
   cache, in every file.
 
-The declaration enters the walk as a fact about receivers (`ModuleFacts.int_length_receivers`,
-`ClassFacts.declared_classes`), never as a filter on findings.
+The declarations enter the walk as facts about receivers (`ModuleFacts.int_length_receivers`,
+`ClassFacts.declarations`), never as a filter on findings: where `int-length-caches` covers a file,
+`receiver_has_int_length` (values) is true unless the receiver is shown tensor-length, which the walk
+tracks there as the kind `TENSOR_LENGTH_CACHE` (taint).
 """
 
 from __future__ import annotations
@@ -25,7 +29,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.caches import TENSOR_LENGTH, TENSOR_LENGTH_CACHE_IMPLEMENTATIONS
+from lint_rules.engine.caches import (
+    TENSOR_LENGTH,
+    TENSOR_LENGTH_CACHE_IMPLEMENTATIONS,
+    TENSOR_LENGTH_CLASSES,
+    is_transformers_module,
+)
+from lint_rules.engine.definitions import statements_at_lines
+from lint_rules.engine.module_text import lines_mentioning, mentions_any
 
 if TYPE_CHECKING:
     from lint_rules.engine.module_facts import ModuleFacts
@@ -64,7 +75,7 @@ class Declarations(NamedTuple):
         (`transformers.HybridCache` is `transformers.cache_utils.HybridCache`)."""
         if not self.int_length_classes:
             return False
-        if module == "transformers" or module.startswith("transformers."):
+        if is_transformers_module(module):
             return any(
                 declared.startswith("transformers.") and declared.rpartition(".")[2] == name
                 for declared in self.int_length_classes
@@ -101,23 +112,54 @@ def check_refusal(facts: ModuleFacts) -> None:
 
 
 def tensor_length_classes(facts: ModuleFacts) -> Iterator[tuple[int, str]]:
-    for name, cls in facts.classes.classes.items():
-        if cls.bases and facts.classes.length_kind(cls) == TENSOR_LENGTH:
+    """The module's classes whose length is a tensor: only inherited (an override of the source method
+    makes it an int or unknown), so only where the text names a class of the table or a class inherits
+    from another module of the package."""
+    classes = facts.classes
+    text_names_one = mentions_any(facts.source.text, sorted(TENSOR_LENGTH_CLASSES))
+    if not (
+        text_names_one
+        or classes.in_transformers_table_module()
+        or any(map(classes.has_package_base, classes.classes.values()))
+    ):
+        return
+    for name, cls in classes.classes.items():
+        if cls.bases and classes.length_kind(cls) == TENSOR_LENGTH:
             yield cls.lineno, f"defines class {name}, a cache whose length is a tensor"
 
 
 def tensor_length_constructions(facts: ModuleFacts) -> Iterator[tuple[int, str]]:
     """`StaticCache(...)` (any class whose length is a tensor) and `cache_implementation="static"` as a
-    keyword, an attribute assigned or a dict entry."""
-    asks_implementation = CACHE_IMPLEMENTATION in facts.source.text
-    for node in ast.walk(facts.tree):
-        if isinstance(node, ast.Call):
-            if facts.classes.constructed_kind(node) == TENSOR_LENGTH:
-                yield node.lineno, f"builds {ex.called_name(node)}(...), a cache whose length is a tensor"
-            if asks_implementation:
+    keyword, an attribute assigned or a dict entry. Only the statements on the lines that name such a
+    class or `cache_implementation` are walked, found from the text."""
+    text = facts.source.text
+    words = [*TENSOR_LENGTH_CLASSES, *imported_tensor_length_classes(facts)]
+    if CACHE_IMPLEMENTATION in text:
+        words.append(CACHE_IMPLEMENTATION)
+    lines = lines_mentioning(text, words, whole_words=True) if words else []
+    statements = {id(s): s for found in statements_at_lines(facts.tree.body, lines).values() for s in found}
+    for statement in statements.values():
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call):
+                if facts.classes.constructed_kind(node) == TENSOR_LENGTH:
+                    yield node.lineno, f"builds {ex.called_name(node)}(...), a cache whose length is a tensor"
                 yield from implementation_keywords(node)
-        elif asks_implementation and isinstance(node, (ast.Assign, ast.Dict)):
-            yield from implementation_bindings(node)
+            elif isinstance(node, (ast.Assign, ast.Dict)):
+                yield from implementation_bindings(node)
+
+
+def imported_tensor_length_classes(facts: ModuleFacts) -> list[str]:
+    """The names the module imports from another module of the package and calls (`Name(`,
+    `Name.from_...`) whose class has a tensor length (a class the module defines refuses by itself)."""
+    text = facts.source.text
+    return [
+        name
+        for name, (module, _) in facts.classes.imports().items()
+        if not is_transformers_module(module)
+        and name[:1].isupper()
+        and (f"{name}(" in text or f"{name}.from_" in text)
+        and facts.classes.length_kind_of_name(name) == TENSOR_LENGTH
+    ]
 
 
 def implementation_keywords(call: ast.Call) -> Iterator[tuple[int, str]]:
