@@ -393,8 +393,9 @@ def test_the_fixer_honours_the_declaration(
     capsys.readouterr()
     assert (tmp_path / "app" / "run.py").read_text() == UNKNOWN_RECEIVER  # declared: no guard
     assert "isinstance(seq_length, torch.Tensor)" in (tmp_path / "lib" / "api.py").read_text()  # must fix
-    (tmp_path / "lib" / "api.py").write_text(UNKNOWN_RECEIVER)
+    assert fix_run(["--check", "--disable-noqa", "app"]) == 0  # not lifted by the comments' audit flag
     assert fix_run(["--check", "--no-declarations", "app"]) == 1  # lifted: the declared file would change
+    assert (tmp_path / "app" / "run.py").read_text() == UNKNOWN_RECEIVER
 
 
 def test_flake8_and_the_checker_agree(
@@ -444,3 +445,17 @@ def test_a_package_class_whose_length_is_a_tensor(tmp_path: Path) -> None:
         analyze_source(text, str(app), declarations=covers_app)
     annotated_only = text.replace("Mine(config)", "config")
     assert [f.line for f in analyze_source(annotated_only, str(app), declarations=covers_app)] == [5]
+
+
+def test_a_copy_keeps_the_cache_kind_its_header_gives() -> None:
+    """`other = cache` holds the object the annotation speaks of (the copy reads the header's kind, which
+    the tensor-length kind above needs); with no declaration, the int-length kind of an annotated
+    `DynamicCache` reaches the copy too."""
+    copied = """\
+    from transformers import DynamicCache
+
+    def trim(cache: DynamicCache, plain, x):
+        other, same = cache, plain
+        return x[:, other.get_seq_length():], x[:, same.get_seq_length():]
+    """
+    assert codes(copied, Declarations()) == [(5, "SLG002")]  # only `same`: its header says nothing (must report)
