@@ -459,3 +459,40 @@ def test_a_copy_keeps_the_cache_kind_its_header_gives() -> None:
         return x[:, other.get_seq_length():], x[:, same.get_seq_length():]
     """
     assert codes(copied, Declarations()) == [(5, "SLG002")]  # only `same`: its header says nothing (must report)
+
+
+OWN_TENSOR_LENGTH = """\
+import torch
+
+
+class Counter:
+    def __init__(self):
+        self.length = torch.zeros(1, dtype=torch.long)
+
+    def get_seq_length(self):
+        return self.length
+"""
+
+
+def test_a_class_returning_a_tensor_attribute_has_a_tensor_length(tmp_path: Path) -> None:
+    """Like transformers' `StaticLayer`: defined in a declared file it refuses the declaration; imported
+    into one, an annotated receiver of it is still reported."""
+    with pytest.raises(DeclarationRefused, match="line 4 defines class Counter"):
+        codes(OWN_TENSOR_LENGTH + "\n\ndef trim(cache, x):\n    return x[:, cache.get_seq_length():]\n")
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/counters.py": OWN_TENSOR_LENGTH,
+            "pkg/app.py": """\
+            from pkg.counters import Counter
+
+
+            def trim(cache: Counter, other, x):
+                return x[:, cache.get_seq_length():], x[:, other.get_seq_length():]
+            """,
+        },
+    )
+    app = tmp_path / "pkg" / "app.py"
+    found = analyze_source(app.read_text(), str(app), declarations=Declarations((str(app),)))
+    assert [(f.line, f.span.col) for f in found] == [(5, 16)]  # `other` is of unknown class: declared int

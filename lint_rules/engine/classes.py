@@ -179,7 +179,9 @@ class ClassFacts:
         own = self.own_source_method(cls)
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
-            return INT_LENGTH if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
+            if returns_only_ints(own, self.int_attributes(cls), delegated):
+                return INT_LENGTH
+            return TENSOR_LENGTH if returns_a_tensor(own, self.tensor_attributes(cls)) else ""
         inherited = self.bases_length_kind(cls)
         return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
 
@@ -485,6 +487,19 @@ def annotated_classes(annotation: ast.expr | None) -> list[str]:
     if ex.is_none(annotation):
         return []
     return [ex.dotted_name(annotation) or "<unknown>"]
+
+
+def returns_a_tensor(function: ast.FunctionDef | ast.AsyncFunctionDef, tensor_attributes: frozenset[str]) -> bool:
+    """Some `return` of the function gives a new tensor (`torch.tensor(n)`) or `self.attr` bound only to
+    new tensors: a class of the package whose length is a tensor, like transformers' `StaticLayer`."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            key = ex.dotted_name(node.value)
+            if is_new_tensor(node.value) or (
+                key.startswith("self.") and key.count(".") == 1 and key[5:] in tensor_attributes
+            ):
+                return True
+    return False
 
 
 def returns_only_ints(

@@ -112,19 +112,20 @@ def check_refusal(facts: ModuleFacts) -> None:
 
 
 def tensor_length_classes(facts: ModuleFacts) -> Iterator[tuple[int, str]]:
-    """The module's classes whose length is a tensor: only inherited (an override of the source method
-    makes it an int or unknown), so only where the text names a class of the table or a class inherits
-    from another module of the package."""
+    """The module's classes whose length is a tensor: inherited, or returned by their own source method
+    (`classes.returns_a_tensor`), so only where the text names a class of the table or defines a source
+    method, or a class inherits from another module of the package."""
     classes = facts.classes
-    text_names_one = mentions_any(facts.source.text, sorted(TENSOR_LENGTH_CLASSES))
+    text = facts.source.text
     if not (
-        text_names_one
+        mentions_any(text, sorted(TENSOR_LENGTH_CLASSES))
+        or mentions_any(text, [f"def {method}(" for method in sorted(facts.source_methods)])
         or classes.in_transformers_table_module()
         or any(map(classes.has_package_base, classes.classes.values()))
     ):
         return
     for name, cls in classes.classes.items():
-        if cls.bases and classes.length_kind(cls) == TENSOR_LENGTH:
+        if classes.length_kind(cls) == TENSOR_LENGTH:
             yield cls.lineno, f"defines class {name}, a cache whose length is a tensor"
 
 
