@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--show-silenced",
         action="store_true",
-        help="also list the findings that a suppression comment or the baseline silences",
+        help="also list the findings that a suppression comment, a declaration or the baseline silences",
     )
     adoption = parser.add_argument_group("adopting on a codebase with findings")
     baseline = adoption.add_mutually_exclusive_group()
@@ -111,7 +111,9 @@ def run(argv: Sequence[str] | None, add_noqa: AddNoqaCommand | None = None) -> i
         if add_noqa is None:
             parser.error("--add-noqa is run by the seqlen-guard command (lint_rules.program)")
         return add_noqa(args.paths, settings, args.jobs)
-    settings = settings._replace(baseline=None if baseline is None else str(baseline.file))
+    settings = settings._replace(
+        baseline=None if baseline is None else str(baseline.file), show_silenced=args.show_silenced
+    )
     if settings.transformers.described:
         print(f"{PROG}: checking for {settings.transformers.described}", file=sys.stderr)
     with STAMPS.kept_for_the_run():  # the check writes no source file

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from lint_rules.baseline import split_baselined
-from lint_rules.engine import SourceText, analyze_tree
+from lint_rules.engine import DeclarationRefused, SourceText, analyze_tree
 from lint_rules.files import ReadError, read_source
 from lint_rules.findings import Finding
 from lint_rules.fingerprints import fingerprints
@@ -26,7 +26,8 @@ class CheckedFile(NamedTuple):
     path: str
     findings: tuple[Finding, ...] = ()
     silenced: tuple[Finding, ...] = ()
-    """Findings a `# noqa` or `# seqlen-guard: ignore` comment silenced (listed with --show-silenced)."""
+    """Findings a `# noqa` or `# seqlen-guard: ignore` comment silenced (listed with --show-silenced), and
+    with --show-silenced those a declaration (`int-length-caches`, `int-length-classes`) silenced."""
     error: str = ""
     parsed: bool = False
     fingerprints: Mapping[Finding, str] = {}
@@ -34,7 +35,8 @@ class CheckedFile(NamedTuple):
     baselined: tuple[Finding, ...] = ()
     """Findings the baseline (`settings.baseline`) knows: not reported."""
     silenced_by: Mapping[Finding, str] = {}
-    """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore")."""
+    """Each silenced finding -> the comment that silenced it ("noqa" or "seqlen-guard: ignore"), or the
+    declaration ("declaration int-length-caches")."""
     disabled: tuple[Finding, ...] = ()
     """Findings of rules the settings turn off for this file (select, ignore, per-file-ignores): never
     shown, but a baseline entry they match is suppressed, not fixed."""
@@ -78,24 +80,46 @@ def parse_and_check(path: str, text: str, settings: Settings) -> tuple[CheckedFi
 
 
 def check_tree(path: str, text: str, tree: ast.Module, settings: Settings) -> CheckedFile:
-    findings = analyze_tree(tree, SourceText(text), path, settings.source_methods, settings.transformers.releases)
+    """The file's result; a declaration its code refuses is an error of the file, whose findings are
+    then those found without `int-length-caches`."""
+    findings, refused = declared_findings(path, text, tree, settings)
     enabled: list[Finding] = []
     disabled: list[Finding] = []
     for finding in findings:
         (enabled if settings.enabled(finding.code, path) else disabled).append(finding)
     reported, silenced = (enabled, {}) if settings.disable_noqa else split_silenced(enabled, text, tree)
+    if settings.show_silenced and settings.declarations:
+        from lint_rules.declaration_audit import declaration_silenced  # only for --show-silenced
+
+        silenced = {**declaration_silenced(path, text, tree, settings, findings), **silenced}
+        silenced = dict(sorted(silenced.items(), key=lambda pair: (pair[0].span, pair[0].code)))
     keys = fingerprints([*reported, *silenced, *disabled], text, silenced)
     new, known = split_baselined(path, reported, keys, settings.baseline)
     return CheckedFile(
         path,
         tuple(new),
         tuple(silenced),
+        error="" if refused is None else str(refused),
         parsed=True,
         fingerprints=keys,
         baselined=tuple(known),
         silenced_by=silenced,
         disabled=tuple(disabled),
     )
+
+
+def declared_findings(
+    path: str, text: str, tree: ast.Module, settings: Settings, source_methods: Sequence[str] | None = None
+) -> tuple[list[Finding], DeclarationRefused | None]:
+    """The engine's findings under the configured releases and declarations, and why the file refuses
+    the declarations (None when it does not): its findings are then those found without `int-length-caches`."""
+    methods = settings.source_methods if source_methods is None else source_methods
+    declarations, releases = settings.declarations, settings.transformers.releases
+    try:
+        return analyze_tree(tree, SourceText(text), path, methods, releases, declarations), None
+    except DeclarationRefused as refusal:
+        kept = declarations.only_classes()
+        return analyze_tree(tree, SourceText(text), path, methods, releases, kept), refusal
 
 
 def internal_error(error: Exception) -> str:

@@ -32,6 +32,8 @@ KEYS = (
     "baseline",
     "suppression-style",
     "target-transformers",
+    "int-length-caches",
+    "int-length-classes",
 )
 SUPPRESSION_STYLES = ("noqa", "seqlen-guard")
 
@@ -59,6 +61,10 @@ class ConfigValues(NamedTuple):
     suppression_style: str | None = None
     target_transformers: str | None = None
     """A PEP 440 specifier set: the transformers releases the project runs on (see `target_range`)."""
+    int_length_caches: tuple[str, ...] | None = None
+    """Globs of the files `int-length-caches` covers, absolute once read from a file (`("*",)` for `true`)."""
+    int_length_classes: tuple[str, ...] | None = None
+    no_declarations: bool | None = None
 
     def over(self, base: ConfigValues) -> ConfigValues:
         """These values, falling back to `base` for each key left unset here."""
@@ -77,6 +83,9 @@ class ConfigValues(NamedTuple):
             disable_noqa=_or_default(self.disable_noqa, defaults.disable_noqa),
             suppression_style=_or_default(self.suppression_style, defaults.suppression_style),
             baseline=self.baseline,
+            int_length_caches=_or_default(self.int_length_caches, defaults.int_length_caches),
+            int_length_classes=_or_default(self.int_length_classes, defaults.int_length_classes),
+            no_declarations=_or_default(self.no_declarations, defaults.no_declarations),
         )
 
 
@@ -107,9 +116,19 @@ def load_config(path: Path) -> ConfigValues:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.{TABLE}] must be a table, got {_type_name(table)}")
     values = parse_table(table, origin=f"{path}: [tool.{TABLE}]")
+    if values.int_length_caches:
+        values = values._replace(int_length_caches=anchored_globs(values.int_length_caches, path.parent))
     if values.baseline is None:
         return values
     return values._replace(baseline=os.path.normpath(path.parent / values.baseline))
+
+
+def anchored_globs(globs: Sequence[str], folder: Path) -> tuple[str, ...]:
+    """The globs of `int-length-caches` as absolute ones, read from the pyproject.toml's `folder`: a
+    declaration silences findings, so `app/*` covers that folder's `app`, not any folder of that name
+    (unlike `exclude`); `*` (from `true`) stays every file checked."""
+    base = os.path.realpath(folder)
+    return tuple(glob if glob == "*" else os.path.normpath(os.path.join(base, glob)) for glob in globs)
 
 
 def _tool_tables(path: Path) -> dict[str, object]:
@@ -143,6 +162,8 @@ def parse_table(table: Mapping[str, object], origin: str) -> ConfigValues:
         baseline=read("baseline", _string),
         suppression_style=read("suppression-style", _style),
         target_transformers=read("target-transformers", _specifier),
+        int_length_caches=read("int-length-caches", _files_declared),
+        int_length_classes=read("int-length-classes", _classes_declared),
     )
 
 
@@ -156,6 +177,24 @@ def _string(value: object, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}: expected a file name, got {_type_name(value)}")
     return value
+
+
+def _files_declared(value: object, where: str) -> tuple[str, ...]:
+    """`true` (every file), `false` (none) or a list of globs (see `anchored_globs`)."""
+    if isinstance(value, bool):
+        return ("*",) if value else ()
+    if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+        raise ConfigError(f"{where}: expected true, false or a list of globs, got {_type_name(value)}")
+    return tuple(value)
+
+
+def _classes_declared(value: object, where: str) -> tuple[str, ...]:
+    names = _strings(value, where)
+    for name in names:
+        parts = name.split(".")
+        if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+            raise ConfigError(f"{where}: {name!r} is not a dotted class name such as 'pkg.module.Class'")
+    return names
 
 
 def _style(value: object, where: str) -> str:
@@ -293,6 +332,12 @@ def add_common_arguments(parser: argparse.ArgumentParser, *, fixer: bool = False
         help="ignore `# noqa` and `# seqlen-guard: ignore` comments: report everything (for audits)",
     )
     rules.add_argument(
+        "--no-declarations",
+        action="store_true",
+        default=None,
+        help="ignore the configured int-length-caches and int-length-classes: report what they silence (for audits)",
+    )
+    rules.add_argument(
         "--config",
         metavar="PATH",
         help="the pyproject.toml to read (default: the nearest one with [tool.seqlen-guard])",
@@ -352,6 +397,7 @@ def values_from_args(args: argparse.Namespace) -> ConfigValues:
         unsafe_fixes=getattr(args, "unsafe_fixes", None),
         disable_noqa=getattr(args, "disable_noqa", None),
         target_transformers=None if target is None else check_specifier(target, "--target-transformers"),
+        no_declarations=getattr(args, "no_declarations", None),
     )
 
 

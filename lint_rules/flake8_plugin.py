@@ -3,8 +3,11 @@
 flake8 applies its own `--select`, `--ignore`, `--per-file-ignores` and `# noqa` (flake8's reading).
 The plugin also reads `[tool.seqlen-guard]` of the nearest configured pyproject.toml, as the checker
 does: its `select`, `ignore`, `per-file-ignores`, `exclude` and `source-methods` apply on top of
-flake8's own options, and it honours `# seqlen-guard: ignore[...]` comments itself. The transformers
-releases come from `--slg-target-transformers`, else as the checker finds them (`target_range`).
+flake8's own options, its `int-length-caches` and `int-length-classes` declarations reach the engine
+as in the checker, and it honours `# seqlen-guard: ignore[...]` comments itself. A declaration a
+file refuses is one `SLG901` finding at the line that refuses it (the checker's error), beside the
+findings made without `int-length-caches`. The transformers releases come from
+`--slg-target-transformers`, else as the checker finds them (`target_range`).
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ import importlib.metadata
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from lint_rules.checking import internal_error
+from lint_rules.checking import declared_findings, internal_error
 from lint_rules.config import ConfigError, check_specifier, file_values, transformers_range
-from lint_rules.engine import DEFAULT_SOURCE_METHODS, SourceText, analyze_tree, mentions_any
+from lint_rules.engine import DEFAULT_SOURCE_METHODS, DeclarationRefused, mentions_any
 from lint_rules.files import is_excluded
-from lint_rules.findings import Finding
+from lint_rules.findings import Finding, FixKind, FixPlan, FixSafety, Span
 from lint_rules.noqa import split_silenced
-from lint_rules.rules import INTERNAL_ERROR_CODE
+from lint_rules.rules import DECLARATION_REFUSED_CODE, INTERNAL_ERROR_CODE
 from lint_rules.settings import Settings
 
 TARGET_FLAG = "--slg-target-transformers"
@@ -86,10 +89,10 @@ class SeqlenGuardChecker:
         text = "".join(self.lines)
         if not mentions_any(text, self.source_methods) or is_excluded(self.filename, self.settings.exclude):
             return []
-        releases = self.settings.transformers.releases
-        found = analyze_tree(self.tree, SourceText(text), self.filename, self.source_methods, releases)
+        found, refusal = declared_findings(self.filename, text, self.tree, self.settings, self.source_methods)
+        refused = [] if refusal is None else [refusal_finding(self.filename, refusal)]
         enabled = [finding for finding in found if self.settings.enabled(finding.code, self.filename)]
-        return split_silenced(enabled, text, self.tree, noqa=False)[0]
+        return refused + split_silenced(enabled, text, self.tree, noqa=False)[0]
 
 
 def plugin_settings(target: str | None) -> Settings:
@@ -97,3 +100,10 @@ def plugin_settings(target: str | None) -> Settings:
     `--slg-target-transformers`, else those the checker would find (`config.transformers_range`)."""
     checked = None if target is None else check_specifier(target, TARGET_FLAG)
     return file_values(None).to_settings()._replace(transformers=transformers_range(checked, TARGET_FLAG, None))
+
+
+def refusal_finding(path: str, refusal: DeclarationRefused) -> Finding:
+    """The checker's error for a refused declaration, as a finding flake8 can show (no fix)."""
+    span = Span(refusal.line, 0, refusal.line, 0)
+    plan = FixPlan(FixKind.NONE, FixSafety.NONE, span, span)
+    return Finding(path, DECLARATION_REFUSED_CODE, str(refusal), span, span, "", "", plan)

@@ -658,6 +658,9 @@ ALL_CODES: tuple[str, ...] = tuple(RULES)
 INTERNAL_ERROR_CODE = "SLG900"
 """Not a rule: the flake8 plugin's one finding on line 1 of a file the engine failed on (the checker and
 the fixer report such a file as an error instead)."""
+DECLARATION_REFUSED_CODE = "SLG901"
+"""Not a rule: the flake8 plugin's finding at the line of a file that refuses the `int-length-caches`
+declaration (the checker and the fixer report such a file as an error, exit status 2)."""
 
 
 def rule_table() -> str:

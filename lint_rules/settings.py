@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from lint_rules.engine import DEFAULT_SOURCE_METHODS
+from lint_rules.engine import DEFAULT_SOURCE_METHODS, NO_DECLARATIONS, Declarations
 from lint_rules.rules import ALL_CODES
 from lint_rules.target_range import TargetRange
 
@@ -27,6 +27,20 @@ class Settings(NamedTuple):
     """The configured baseline file (`baseline = "..."`), resolved against its pyproject.toml's folder."""
     transformers: TargetRange = TargetRange()
     """The transformers releases the project runs on, and where they were read (`target_range`)."""
+    int_length_caches: tuple[str, ...] = ()
+    """`int-length-caches`: globs of the files no tensor-length cache reaches (`("*",)`: every file)."""
+    int_length_classes: tuple[str, ...] = ()
+    """`int-length-classes`: dotted names of classes whose length is an int."""
+    no_declarations: bool = False
+    """Ignore both declarations: report what they would silence (audits; `--no-declarations`)."""
+    show_silenced: bool = False
+    """Also find what the declarations silence (`--show-silenced`: a second analysis of a declared file)."""
+
+    @property
+    def declarations(self) -> Declarations:
+        if self.no_declarations:
+            return NO_DECLARATIONS
+        return Declarations(self.int_length_caches, frozenset(self.int_length_classes))
 
     def enabled(self, code: str, path: str = "") -> bool:
         from lint_rules.files import path_matches

@@ -15,6 +15,8 @@ time, from its one `ast` tree:
 - `walker` and `values`: the forward, flow-sensitive taint walk of statements and expressions;
 - `uses`: the harmful uses, one method per kind, worded by the rules of `lint_rules.rules`;
 - `summaries`: what a function does with its parameters and returns, for its callers;
+- `declarations`: what `[tool.seqlen-guard]` declares (`int-length-caches`, `int-length-classes`)
+  as facts about receivers, and the refusal of a declaration the module's code contradicts;
 - `fixplan`: how each source call can be fixed (guard, hoist or nothing), and how safely, from the
   origin and its run (`origin_fix_plan`).
 
@@ -23,6 +25,7 @@ The public API below is all that the adapters (`lint_rules.checking`, `flake8_pl
 """
 
 from lint_rules.engine.analysis import analyze_source, analyze_tree
+from lint_rules.engine.declarations import NO_DECLARATIONS, DeclarationRefused, Declarations
 from lint_rules.engine.definitions import first_line_of, statements_at
 from lint_rules.engine.deviceplan import rewritten_call
 from lint_rules.engine.imports import STAMPS
@@ -31,7 +34,10 @@ from lint_rules.engine.source_text import SourceText
 
 __all__ = [
     "DEFAULT_SOURCE_METHODS",
+    "NO_DECLARATIONS",
     "STAMPS",
+    "DeclarationRefused",
+    "Declarations",
     "SourceText",
     "analyze_source",
     "analyze_tree",

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine.bounded_cache import BoundedCache
+from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations, check_refusal
 from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
@@ -38,14 +39,21 @@ def analyze_tree(
     path: str,
     source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
     releases: Releases = ALL_RELEASES,
+    declarations: Declarations = NO_DECLARATIONS,
 ) -> list[Finding]:
     """All findings in a parsed module, in source order. `path` locates the module's package on
-    disk, so that classes imported from sibling modules can be read; `releases`: the transformers
-    releases the module runs on (`releases.py`, every one by default)."""
+    disk, so that classes imported from sibling modules can be read, and tells which `declarations`
+    cover it; `releases`: the transformers releases the module runs on (`releases.py`, every one by
+    default). Raises `DeclarationRefused` when `int-length-caches` covers a module that shows a
+    tensor-length cache (analyze it again without the declarations for its findings)."""
     LOADED.keep_for(path)
     forget_stamps()
-    run = module_run(tree, source, path, frozenset(source_methods), hops=0, releases=releases)
+    run = module_run(
+        tree, source, path, frozenset(source_methods), hops=0, releases=releases, declarations=declarations
+    )
     try:
+        if run.facts.int_length_receivers:
+            check_refusal(run.facts)
         uses = [use for scope in run.scopes_to_walk() for use in uses_in(scope, run)]
         findings = {finding_key(finding): finding for finding in to_findings(uses, run, path)}
     finally:
@@ -58,12 +66,13 @@ def analyze_source(
     path: str,
     source_methods: Sequence[str] = DEFAULT_SOURCE_METHODS,
     releases: Releases = ALL_RELEASES,
+    declarations: Declarations = NO_DECLARATIONS,
 ) -> list[Finding]:
     """Parse and analyze; raises SyntaxError (and ValueError for NUL bytes) like `ast.parse`."""
     if not mentions_any(text, source_methods):
         return []
     tree = ast.parse(text, filename=path)
-    return analyze_tree(tree, SourceText(text), path, source_methods, releases)
+    return analyze_tree(tree, SourceText(text), path, source_methods, releases, declarations)
 
 
 def module_run(
@@ -73,12 +82,13 @@ def module_run(
     source_methods: frozenset[str],
     hops: int,
     releases: Releases = ALL_RELEASES,
+    declarations: Declarations = NO_DECLARATIONS,
 ) -> ModuleRun:
     """The module's facts in a run with its summaries; `hops`: how many modules away from the one being checked."""
-    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path, releases))
+    run = ModuleRun(ModuleFacts(tree, source, sorted(source_methods), path, releases, declarations))
     if hops < MAX_MODULE_HOPS:
         run.load_module = functools.partial(
-            load_module, source_methods=source_methods, hops=hops + 1, releases=releases
+            load_module, source_methods=source_methods, hops=hops + 1, releases=releases, declarations=declarations
         )
     summaries = run.summaries = Summaries(run)
     if hops > 0:
@@ -91,8 +101,8 @@ def module_run(
     return run
 
 
-RunKey = tuple[Path, int, frozenset[str], int, Releases]
-"""A module's file, its stamp, the source methods, the hops away and the releases of the run."""
+RunKey = tuple[Path, int, frozenset[str], int, Releases, Declarations]
+"""A module's file, its stamp, the source methods, the hops away, the releases and the declarations of the run."""
 
 
 class LoadedModules:
@@ -116,9 +126,14 @@ class LoadedModules:
             self.folder = folder
 
     def get(
-        self, file: Path, source_methods: frozenset[str], hops: int, releases: Releases = ALL_RELEASES
+        self,
+        file: Path,
+        source_methods: frozenset[str],
+        hops: int,
+        releases: Releases = ALL_RELEASES,
+        declarations: Declarations = NO_DECLARATIONS,
     ) -> ModuleRun | None:
-        key = (file, file_stamp(file), source_methods, hops, releases)
+        key = (file, file_stamp(file), source_methods, hops, releases, declarations)
         if key not in self.runs:
             self.runs[key] = loaded_module(*key)
         return self.runs[key]
@@ -128,13 +143,22 @@ LOADED = LoadedModules(MODULES_KEPT)
 
 
 def load_module(
-    file: Path, source_methods: frozenset[str], hops: int, releases: Releases = ALL_RELEASES
+    file: Path,
+    source_methods: frozenset[str],
+    hops: int,
+    releases: Releases = ALL_RELEASES,
+    declarations: Declarations = NO_DECLARATIONS,
 ) -> ModuleRun | None:
-    return LOADED.get(file, source_methods, hops, releases)
+    return LOADED.get(file, source_methods, hops, releases, declarations)
 
 
 def loaded_module(
-    file: Path, stamp: int, source_methods: frozenset[str], hops: int, releases: Releases = ALL_RELEASES
+    file: Path,
+    stamp: int,
+    source_methods: frozenset[str],
+    hops: int,
+    releases: Releases = ALL_RELEASES,
+    declarations: Declarations = NO_DECLARATIONS,
 ) -> ModuleRun | None:
     """Another module of the package, read for its summaries (`stamp`: its mtime, so a file the fixer
     rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,
@@ -143,7 +167,7 @@ def loaded_module(
         raw = file.read_bytes()
         tree = ast.parse(raw, filename=str(file))
         text = SourceText(raw.decode("utf-8", errors="replace"))
-        return module_run(tree, text, str(file), source_methods, hops, releases)
+        return module_run(tree, text, str(file), source_methods, hops, releases, declarations)
     except Exception:
         return None
 

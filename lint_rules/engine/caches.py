@@ -126,7 +126,27 @@ TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 """Where the table's names mean transformers' own classes."""
 
 
+def is_transformers_module(module: str) -> bool:
+    """transformers' own classes are known by the table alone: its modules are never read."""
+    return module == "transformers" or module.startswith("transformers.")
+
+
 def length_kind_of_transformers_class(name: str, releases: Releases = ALL_RELEASES) -> str:
     """ "int" or "tensor" for a transformers cache class of the release table, over `releases` (see
     `releases.length_kind_in`); "" for any other name."""
     return length_kind_in(name, releases)
+
+
+TENSOR_LENGTH_CACHE_IMPLEMENTATIONS = frozenset(
+    {
+        "static",
+        "offloaded_static",
+        "sliding_window",
+        "hybrid",
+        "hybrid_chunked",
+        "offloaded_hybrid",
+        "offloaded_hybrid_chunked",
+    }
+)
+"""The `cache_implementation` values for which 5.x's `generate()` builds a `StaticCache` (its
+`ALL_STATIC_CACHE_IMPLEMENTATIONS`, the deprecated names included): a cache whose length is a tensor."""

@@ -20,10 +20,13 @@ from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, 
 from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.caches import (
     INT_LENGTH,
+    TENSOR_LENGTH,
     TRANSFORMERS_MODULES,
     WRAPPER_CLASSES,
+    is_transformers_module,
     length_kind_of_transformers_class,
 )
+from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
@@ -56,10 +59,13 @@ class ClassFacts:
         classes: dict[str, ast.ClassDef] | None = None,
         text: str | None = None,
         releases: Releases = ALL_RELEASES,
+        declarations: Declarations = NO_DECLARATIONS,
     ) -> None:
         self.tree = tree
         self.releases = releases
         """The transformers releases the module runs on: the table's classes have their length there."""
+        self.declarations = declarations.only_classes()
+        """`int-length-classes`: classes whose length is an int, though nothing here shows it."""
         self.text = text
         """The module's text, when the caller has it: a cheap first look before walking statements."""
         self.source_methods = source_methods
@@ -128,7 +134,9 @@ class ClassFacts:
         `transformers.DynamicCache`, a local class, an import from the same package)."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            return self.transformers_kind(last) if prefix in TRANSFORMERS_MODULES else ""
+            if prefix in TRANSFORMERS_MODULES:
+                return self.transformers_kind(last) or self.declared_kind(prefix, last)
+            return self.declared_kind(prefix, last)
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -137,7 +145,9 @@ class ClassFacts:
             return ""
         module, original = imported
         if is_transformers_module(module):
-            return self.transformers_kind(original)
+            return self.transformers_kind(original) or self.declared_kind(module, original)
+        if self.declared_kind(module, original):
+            return INT_LENGTH
         other = self.other_module(module)
         return other.length_kind_of_name(original) if other is not None else ""
 
@@ -164,13 +174,21 @@ class ClassFacts:
         self._read_a_cycle = outer_read_a_cycle or self._read_a_cycle
         return kind
 
+    def declared_kind(self, module: str, name: str) -> str:
+        """INT_LENGTH for a class `int-length-classes` declares, else ""."""
+        return INT_LENGTH if self.declarations.declares_class(module, name) else ""
+
     def compute_length_kind(self, cls: ast.ClassDef) -> str:
         if self.in_transformers_table_module() and self.transformers_kind(cls.name):
             return self.transformers_kind(cls.name)
+        if self.declarations and self.declared_kind(self.module[0], cls.name):
+            return INT_LENGTH
         own = self.own_source_method(cls)
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
-            return INT_LENGTH if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
+            if returns_only_ints(own, self.int_attributes(cls), delegated):
+                return INT_LENGTH
+            return TENSOR_LENGTH if returns_a_tensor(own, self.tensor_attributes(cls)) else ""
         inherited = self.bases_length_kind(cls)
         return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
 
@@ -219,6 +237,13 @@ class ClassFacts:
             if imported is None or not is_transformers_module(imported[0]):
                 return True
         return False
+
+    def has_package_base(self, cls: ast.ClassDef) -> bool:
+        """A base imported from a module that is not transformers' (maybe a sibling's class)."""
+        imports = self.imports()
+        return any(
+            name in imports and not is_transformers_module(imports[name][0]) for name in map(ex.dotted_name, cls.bases)
+        )
 
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
@@ -367,15 +392,22 @@ class ClassFacts:
         file = module_file(module, root)
         if file is None:
             return None
-        key = (file, self.source_methods, self.depth + 1, self.releases)
+        key = (file, self.source_methods, self.depth + 1, self.releases, self.declarations)
         if key not in _OTHER_MODULES:
             tree = parsed_module(file)
-            depth = self.depth + 1
-            facts = (
-                ClassFacts(tree, self.source_methods, str(file), module, root, depth, releases=self.releases)
-                if tree
-                else None
-            )
+            facts = None
+            if tree is not None:
+                depth = self.depth + 1
+                facts = ClassFacts(
+                    tree,
+                    self.source_methods,
+                    str(file),
+                    module,
+                    root,
+                    depth,
+                    releases=self.releases,
+                    declarations=self.declarations,
+                )
             _OTHER_MODULES[key] = facts
         return _OTHER_MODULES[key]
 
@@ -387,6 +419,10 @@ class ClassFacts:
         if not classes:
             return ""
         return INT_LENGTH if all(self.length_kind_of_name(name) == INT_LENGTH for name in classes) else ""
+
+    def admits_tensor_length(self, annotation: ast.expr | None) -> bool:
+        """Some class the annotation admits has a tensor length (`StaticCache | None`, `Cache | StaticCache`)."""
+        return any(self.length_kind_of_name(name) == TENSOR_LENGTH for name in annotated_classes(annotation))
 
     def constructed_kind(self, value: ast.expr, known_kind: KnownKind = nothing_known) -> str:
         """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind;
@@ -438,16 +474,11 @@ def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
 
 
 MAX_OTHER_MODULES = 128
-_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases], ClassFacts | None] = BoundedCache(
-    MAX_OTHER_MODULES
+_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarations], ClassFacts | None] = (
+    BoundedCache(MAX_OTHER_MODULES)
 )
 """Facts of the sibling modules used last in this process, by the depth they were reached at
 (which bounds how far their own imports are followed)."""
-
-
-def is_transformers_module(module: str) -> bool:
-    """transformers' own classes are known by the table alone: its modules are never read."""
-    return module == "transformers" or module.startswith("transformers.")
 
 
 def annotated_classes(annotation: ast.expr | None) -> list[str]:
@@ -470,6 +501,19 @@ def annotated_classes(annotation: ast.expr | None) -> list[str]:
     if ex.is_none(annotation):
         return []
     return [ex.dotted_name(annotation) or "<unknown>"]
+
+
+def returns_a_tensor(function: ast.FunctionDef | ast.AsyncFunctionDef, tensor_attributes: frozenset[str]) -> bool:
+    """Some `return` of the function gives a new tensor (`torch.tensor(n)`) or `self.attr` bound only to
+    new tensors: a class of the package whose length is a tensor, like transformers' `StaticLayer`."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            key = ex.dotted_name(node.value)
+            if is_new_tensor(node.value) or (
+                key.startswith("self.") and key.count(".") == 1 and key[5:] in tensor_attributes
+            ):
+                return True
+    return False
 
 
 def returns_only_ints(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
+from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.definitions import Definition, DefinitionIndex
 from lint_rules.engine.imports import bound_modules
 from lint_rules.engine.module_text import (
@@ -34,10 +35,14 @@ class ModuleFacts:
         source_methods: Sequence[str],
         path: str = "",
         releases: Releases = ALL_RELEASES,
+        declarations: Declarations = NO_DECLARATIONS,
     ) -> None:
         self.path = path
         self.releases = releases
         """The transformers releases the module runs on (`releases.py`): what its caches' lengths are."""
+        self.declarations = declarations
+        self.int_length_receivers = declarations.covers(path)
+        """`int-length-caches` covers the module: a receiver not shown to be tensor-length is int-length."""
         self.tree = tree
         self.source = source
         self.source_methods = frozenset(source_methods)
@@ -46,7 +51,13 @@ class ModuleFacts:
         self.torch_aliases = torch_aliases(tree)
         self.definitions = DefinitionIndex(tree, source.text)
         self.classes = ClassFacts(
-            tree, self.source_methods, path, classes=self.definitions.classes, text=source.text, releases=releases
+            tree,
+            self.source_methods,
+            path,
+            classes=self.definitions.classes,
+            text=source.text,
+            releases=releases,
+            declarations=declarations,
         )
         self._function_constants: dict[int, dict[str, object]] = {}
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)

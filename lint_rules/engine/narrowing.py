@@ -1,6 +1,7 @@
 """What a test tells inside the branch it guards: `isinstance(n, int)` and the else side of
 `isinstance(n, torch.Tensor)` (the fixer's guard) make `n` an int; `isinstance(c, DynamicCache)`
-makes `c` a cache whose length is an int; `not torch.compiler.is_compiling()` means the branch
+makes `c` a cache whose length is an int (where `int-length-caches` is declared,
+`isinstance(c, StaticCache)` makes it one whose length is a tensor); `not torch.compiler.is_compiling()` means the branch
 only runs eagerly (in a compiled region, the gate the rules advise there: what was asked before it
 is used here only when nothing is traced); `c is None` drops the values of the source calls that
 ran only where `c` was not None; a name bound to such a test (`is_dynamic = isinstance(c,
@@ -15,12 +16,12 @@ import ast
 from collections.abc import Iterator, Mapping
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.caches import INT_LENGTH
+from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.compiled import is_torchscript
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import is_truth_literal
 from lint_rules.engine.scope import Scope
-from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, State, key_of
+from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE, State, key_of
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
 COMPILING_CHECKS = frozenset({"is_compiling", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_exporting"})
@@ -151,6 +152,10 @@ def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
         names = class_names(test.args[1])
         if all(names) and all(module.classes.length_kind_of_name(name) == INT_LENGTH for name in names):
             return subject, INT_LENGTH_CACHE
+        if module.int_length_receivers and any(
+            module.classes.length_kind_of_name(name) == TENSOR_LENGTH for name in names if name
+        ):
+            return subject, TENSOR_LENGTH_CACHE  # tracked where `int-length-caches` is declared (`declarations`)
     module_name, _, function = name.rpartition(".")
     if function == "is_tensor" and module_name in module.torch_aliases:
         return subject, TENSOR
@@ -203,6 +208,9 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts, scope
         if truth:  # the lengths asked earlier of the object `key` still holds came from an int-length cache
             state.kinds[key] = INT_LENGTH_CACHE
             state.forget_lengths_asked_of(key)
+    elif kind == TENSOR_LENGTH_CACHE:
+        if truth:
+            state.kinds[key] = TENSOR_LENGTH_CACHE
     elif (kind == INT) == truth:
         state.clean(key)
     return state

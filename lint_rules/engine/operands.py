@@ -10,29 +10,34 @@ import ast
 import functools
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.caches import INT_LENGTH
+from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.scope import Scope
-from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, State, key_of, real_origins
+from lint_rules.engine.taint import INT, INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE, State, key_of, real_origins
 
 TENSOR_RESULT_METHODS = ex.TENSOR_PRESERVING_METHODS | ex.TENSOR_METHODS
 
 
 def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> str:
-    """The kind a name bound to `node` gets: INT, TENSOR, INT_LENGTH_CACHE or ""."""
+    """The kind a name bound to `node` gets: INT, TENSOR, INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE (only
+    where `int-length-caches` is declared: see `declarations`) or ""."""
     if is_int_operand(node, state, scope, module) and not is_tainted(node, state):
         return INT
     if is_tensor_operand(node, state, module, on_entry=False):
         return TENSOR
-    if module.classes.constructed_kind(node, functools.partial(held_length_kind, state)) == INT_LENGTH:
-        return INT_LENGTH_CACHE
-    return INT_LENGTH_CACHE if held_length_kind(state, node) else ""
+    length_kind = module.classes.constructed_kind(node, functools.partial(held_length_kind, state))
+    if not length_kind:
+        length_kind = held_length_kind(state, node)
+    if length_kind == TENSOR_LENGTH:
+        return TENSOR_LENGTH_CACHE if module.int_length_receivers else ""
+    return INT_LENGTH_CACHE if length_kind == INT_LENGTH else ""
 
 
 def held_length_kind(state: State, node: ast.expr) -> str:
-    """INT_LENGTH when the walk knows the name holds an int-length cache."""
+    """INT_LENGTH (TENSOR_LENGTH) when the walk knows the name holds an int-length (a tensor-length) cache."""
     key = key_of(node)
-    return INT_LENGTH if key and state.kinds.get(key) == INT_LENGTH_CACHE else ""
+    held = state.kind(key) if key else None
+    return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH if held == TENSOR_LENGTH_CACHE else ""
 
 
 def is_tainted(node: ast.expr, state: State) -> bool:

@@ -12,7 +12,7 @@ from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.scope import EntryKinds, Scope
-from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR
+from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE
 
 AttributeKinds = Callable[[ast.ClassDef], dict[str, str]]
 """What `self.attr` holds in a class (see `class_attribute_kinds`), computed once per class by the run."""
@@ -44,15 +44,16 @@ def function_scope(definition: Definition, module: ModuleFacts, attribute_kinds:
 def entry_kinds(
     arguments: list[ast.arg], cls: ast.ClassDef | None, module: ModuleFacts, attribute_kinds: AttributeKinds
 ) -> EntryKinds:
-    """A parameter annotated with an int-length cache class; `self.attr` as the class builds or annotates it."""
+    """A parameter annotated with an int-length cache class (where `int-length-caches` is declared, also
+    one annotated with a tensor-length class); `self.attr` as the class builds or annotates it."""
     annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
     known: dict[str, str] = {}
 
     def kind(key: str) -> str:
         if key not in known:
             known[key] = ""
-            if key in annotations and module.classes.annotation_kind(annotations[key]) == INT_LENGTH:
-                known[key] = INT_LENGTH_CACHE
+            if key in annotations:
+                known[key] = annotated_cache_kind(annotations[key], module)
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
                 known[key] = attribute_kinds(cls).get(key, "")
         return known[key]
@@ -63,9 +64,20 @@ def entry_kinds(
 def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
     kinds = {f"self.{attribute}": TENSOR for attribute in module.classes.tensor_attributes(cls)}
     for attribute, annotation in module.classes.attribute_annotations(cls).items():
-        if module.classes.annotation_kind(annotation) == INT_LENGTH:
-            kinds[f"self.{attribute}"] = INT_LENGTH_CACHE
+        kind = annotated_cache_kind(annotation, module)
+        if kind:
+            kinds[f"self.{attribute}"] = kind
     return kinds
+
+
+def annotated_cache_kind(annotation: ast.expr, module: ModuleFacts) -> str:
+    """INT_LENGTH_CACHE for an annotation that admits only int-length classes; where `int-length-caches`
+    is declared, TENSOR_LENGTH_CACHE for one that admits a tensor-length class (`StaticCache | None`)."""
+    if module.classes.annotation_kind(annotation) == INT_LENGTH:
+        return INT_LENGTH_CACHE
+    if module.int_length_receivers and module.classes.admits_tensor_length(annotation):
+        return TENSOR_LENGTH_CACHE
+    return ""
 
 
 def int_annotated_attributes(node: ast.ClassDef) -> Iterator[str]:

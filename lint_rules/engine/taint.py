@@ -17,6 +17,10 @@ INT = "int"
 TENSOR = "tensor"
 INT_LENGTH_CACHE = "int-length-cache"
 """An object whose `get_seq_length()` is known to return an int (e.g. a `DynamicCache`)."""
+TENSOR_LENGTH_CACHE = "tensor-length-cache"
+"""An object whose `get_seq_length()` may return a tensor, as the code shows (a `StaticCache` built,
+annotated or checked with `isinstance`): tracked only where `int-length-caches` is declared, where a
+receiver not known to be one is an int-length cache (see `declarations`)."""
 SOURCE_GETTER = "source-getter"
 """A bound source method (`length = cache.get_seq_length`): calling it is a source."""
 EAGER_ONLY = "<eager only>"

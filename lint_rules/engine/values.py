@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
-from lint_rules.engine.caches import INT_LENGTH
+from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.imported_methods import imported_method
@@ -22,6 +22,7 @@ from lint_rules.engine.taint import (
     EAGER_ONLY,
     INT_LENGTH_CACHE,
     SOURCE_GETTER,
+    TENSOR_LENGTH_CACHE,
     Origin,
     State,
     Taint,
@@ -398,20 +399,24 @@ class ValueWalker:
         return self.run.origin_for(node, method, self.statement, self.scope, eager)
 
     def receiver_has_int_length(self, receiver: ast.expr, state: State) -> bool:
-        """`self` in an int-length class (`super()`: its bases), a name known to hold an int-length
-        cache, `DynamicCache(...)`."""
+        """The receiver is shown to be int-length; or, where `int-length-caches` is declared, it is not
+        shown to be tensor-length (see `declarations`)."""
+        kind = self.receiver_length_kind(receiver, state)
+        return kind == INT_LENGTH or (self.module.int_length_receivers and kind != TENSOR_LENGTH)
+
+    def receiver_length_kind(self, receiver: ast.expr, state: State) -> str:
+        """`self` in a class of that length kind (`super()`: its bases), a name known to hold such a
+        cache, `DynamicCache(...)` or `StaticCache(...)`: INT_LENGTH, TENSOR_LENGTH or "" (unknown)."""
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
         if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
-            return self.module.classes.length_kind(cls) == INT_LENGTH
+            return self.module.classes.length_kind(cls)
         if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
-            return self.module.classes.bases_length_kind(cls) == INT_LENGTH
+            return self.module.classes.bases_length_kind(cls)
         key = subject_key(receiver)
-        if key and state.kind(key) == INT_LENGTH_CACHE:
-            return True
-        return (
-            self.module.classes.constructed_kind(receiver, functools.partial(operands.held_length_kind, state))
-            == INT_LENGTH
-        )
+        held = state.kind(key) if key else ""
+        if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
+            return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
+        return self.module.classes.constructed_kind(receiver, functools.partial(operands.held_length_kind, state))
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 
