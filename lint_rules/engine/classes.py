@@ -25,7 +25,7 @@ from lint_rules.engine.caches import (
     length_kind_of_transformers_class,
 )
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
-from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
+from lint_rules.engine.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
 
 MAX_MODULE_DEPTH = 4
@@ -65,6 +65,7 @@ class ClassFacts:
         self.classes = classes if classes is not None else module_classes(tree)
         self._imports: dict[str, tuple[str, str]] | None = None
         self._function_imports: dict[str, tuple[str, str]] | None = None
+        self._bound_modules: dict[str, str] | None = None
         self._kinds: dict[int, str] = {}
         self._computing: set[int] = set()
         self._read_a_cycle = False
@@ -124,7 +125,7 @@ class ClassFacts:
         `transformers.DynamicCache`, a local class, an import from the same package)."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            return length_kind_of_transformers_class(last) if prefix in TRANSFORMERS_MODULES else ""
+            return self.length_kind_through_module(prefix, last)
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -136,6 +137,27 @@ class ClassFacts:
             return length_kind_of_transformers_class(original)
         other = self.other_module(module)
         return other.length_kind_of_name(original) if other is not None else ""
+
+    def length_kind_through_module(self, prefix: str, name: str) -> str:
+        """`cache_utils.ZooCache`, `cu.ZooCache`, `zoo.utils.cache_utils.ZooCache`: the class `name` of
+        the module a module-level import binds `prefix` to (transformers' by the table; a module of
+        the package read from disk, or its package's `__init__.py` re-exporting the class)."""
+        if prefix in TRANSFORMERS_MODULES:
+            return length_kind_of_transformers_class(name)
+        module = self.bound_modules().get(prefix)
+        if module is None:
+            return ""
+        if is_transformers_module(module):
+            return length_kind_of_transformers_class(name)
+        other = self.other_module(module)
+        return other.length_kind_of_name(name) if other is not None else ""
+
+    def bound_modules(self) -> dict[str, str]:
+        """Dotted local names a module-level import binds to a module (see `imports.bound_modules`)."""
+        if self._bound_modules is None:
+            module_name, _ = self.module
+            self._bound_modules = bound_modules(self.tree, module_name, self.path.endswith("__init__.py"))
+        return self._bound_modules
 
     def length_kind(self, cls: ast.ClassDef) -> str:
         """Kept once known; an answer that read a class still being computed (a cycle through bases or
@@ -245,6 +267,11 @@ class ClassFacts:
         return self.class_named(names.pop())
 
     def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
+        prefix, _, last = name.rpartition(".")
+        if prefix:  # `cache_utils.Owner`: through a name bound to a module of the package
+            module = self.bound_modules().get(prefix)
+            other = self.other_module(module) if module is not None and not is_transformers_module(module) else None
+            return other.class_named(last) if other is not None else None
         local = self.classes.get(name)
         if local is not None:
             return self, local
