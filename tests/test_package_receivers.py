@@ -7,6 +7,8 @@ twin: the same shape with a tensor-length cache, or one binding that breaks the 
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -217,3 +219,222 @@ def test_the_owner_of_another_module_is_read(tmp_path: Path) -> None:
         tmp_path / "b", {"models/owner": owner.replace("= ZooCache()", "= TensorCache()"), "models/child": child}
     )
     assert codes(broken, "models/child") == ["SLG002"]
+
+
+# ----- 3. hasattr on an attribute only the package's int-length classes have ----------------------
+
+LAYERS = """\
+    from transformers.cache_utils import DynamicLayer, StaticLayer
+
+
+    class QuantLayer(DynamicLayer):
+        quant_bits = 4
+
+        def get_seq_length(self):
+            return self.keys.shape[-2]
+
+
+    class PackedLayer(DynamicLayer):
+        def __init__(self):
+            super().__init__()
+            self.packing = 2
+"""
+HASATTR = """\
+    def trim(c, x):
+        if hasattr(c, "{attribute}"):
+            return x[: c.get_seq_length()]
+
+
+    def flagged(c, x):
+        quantized = hasattr(c, "{attribute}")
+        if quantized:
+            return x[: c.get_seq_length()]
+"""
+
+
+@pytest.mark.parametrize("attribute", ["quant_bits", "packing"])
+def test_hasattr_on_an_attribute_only_int_length_classes_have_narrows(attribute: str, tmp_path: Path) -> None:
+    """Silent: only QuantLayer (a class attribute) and PackedLayer (`self.packing = 2`) have them, and
+    both count an int."""
+    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": HASATTR.format(attribute=attribute)})
+    assert codes(package, "models/m") == []
+
+
+HASATTR_BREAKERS = {
+    "a-tensor-class-has-it": "class Tensorish(StaticLayer):\n    quant_bits = 8\n",
+    "a-subclass-returns-a-tensor": "class Bad(QuantLayer):\n    def get_seq_length(self):\n        return self.t\n",
+    "bound-on-another-object": "def mark(obj):\n    obj.quant_bits = 4\n",
+    "setattr-on-another-object": "def mark(obj):\n    setattr(obj, 'quant_bits', 4)\n",
+    "a-class-setting-any-attribute": (
+        "class Any_:\n    def __init__(self, **kw):  # quant_bits\n        for k, v in kw.items():\n"
+        "            setattr(self, k, v)\n\n    def get_seq_length(self):\n        return self.t\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HASATTR_BREAKERS))
+def test_hasattr_proves_nothing_when_another_object_may_have_the_attribute(name: str, tmp_path: Path) -> None:
+    """Must report: a tensor-length class (or a subclass, or any object) of the package may have it."""
+    layers = LAYERS + "\n\n" + textwrap.indent(HASATTR_BREAKERS[name], "    ")
+    package = write_package(tmp_path, {"utils/layers": layers, "models/m": HASATTR.format(attribute="quant_bits")})
+    assert codes(package, "models/m") == ["SLG002", "SLG002"]
+
+
+@pytest.mark.parametrize("attribute", ["layers", "key_cache", "is_compileable", "cumulative_length"])
+def test_hasattr_on_a_transformers_cache_attribute_proves_nothing(attribute: str, tmp_path: Path) -> None:
+    """Must report: transformers' caches have these (in 5.x or 4.x), though only QuantLayer of the
+    package does."""
+    layers = LAYERS.replace("quant_bits = 4", f"{attribute} = 4")
+    package = write_package(tmp_path, {"utils/layers": layers, "models/m": HASATTR.format(attribute=attribute)})
+    assert codes(package, "models/m") == ["SLG002", "SLG002"]
+
+
+def test_hasattr_on_an_attribute_no_class_of_the_package_has_proves_nothing(tmp_path: Path) -> None:
+    """Must report: what has it is not in the package."""
+    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": HASATTR.format(attribute="elsewhere")})
+    assert codes(package, "models/m") == ["SLG002", "SLG002"]
+
+
+def test_the_transformers_attribute_table_has_every_cache_attribute_of_the_installed_release() -> None:
+    """Every attribute of a transformers class that defines a `get_seq_length` (or of cache_utils, or a
+    base of those in those modules), and of torch.nn.Module, is in the table (read from the sources)."""
+    from lint_rules.engine.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
+
+    classes: dict[str, list[ast.ClassDef]] = {}
+    wanted: set[str] = set()
+    for file in sorted(installed("transformers").rglob("*.py")):
+        data = file.read_bytes()
+        if b"def get_seq_length" not in data and file.name != "cache_utils.py":
+            continue
+        for node in ast.walk(ast.parse(data)):
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, []).append(node)
+                if file.name == "cache_utils.py" or any(
+                    isinstance(item, ast.FunctionDef) and item.name == "get_seq_length" for item in node.body
+                ):
+                    wanted.add(node.name)
+    pending = list(wanted)
+    while pending:
+        for node in classes.get(pending.pop(), []):
+            for base in node.bases:
+                name = ast.unparse(base).rpartition(".")[2]
+                if name in classes and name not in wanted:
+                    wanted.add(name)
+                    pending.append(name)
+    module = ast.parse((installed("torch") / "nn" / "modules" / "module.py").read_bytes())
+    names = set(
+        class_attributes(next(node for node in module.body if isinstance(node, ast.ClassDef) and node.name == "Module"))
+    )
+    for name in wanted:
+        for node in classes[name]:
+            names |= class_attributes(node)
+    missing = {name for name in names if not name.startswith("__")} - TRANSFORMERS_CACHE_ATTRIBUTES
+    assert not missing, sorted(missing)
+
+
+def installed(package: str) -> Path:
+    """The folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None and spec.origin is not None
+    return Path(spec.origin).parent
+
+
+def class_attributes(node: ast.ClassDef) -> set[str]:
+    """The names a class body binds and the `self.attr` names its methods use."""
+    names: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return names | {
+        item.attr
+        for item in ast.walk(node)
+        if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == "self"
+    }
+
+
+# ----- 4. a private base whose every subclass in the package counts an int ------------------------
+
+BASE = """\
+    from abc import ABC, abstractmethod
+
+
+    class BaseCache(ABC):
+        {abstract}
+        def get_seq_length(self, layer_idx=0):
+            {body}
+
+
+    class CountingCache(BaseCache):
+        def __init__(self):
+            self.n = 0
+
+        def get_seq_length(self, layer_idx=0):
+            return self.n
+
+
+    class Intermediate(BaseCache):
+        pass
+"""
+SUBCLASSES_ELSEWHERE = """\
+    from ._base import Intermediate as Renamed
+
+
+    class ZeroCache(Renamed):
+        def get_seq_length(self, layer_idx=0):
+            return 0
+"""
+USER = """\
+    from ..utils.{module} import BaseCache
+
+
+    def trim(input_ids, cache: BaseCache):
+        n = cache.get_seq_length()
+        return input_ids[:, n:]
+"""
+ABSTRACT_FORMS = {
+    "abstractmethod": ("@abstractmethod", "..."),
+    "raise": ("", "raise NotImplementedError"),
+    "raise-call": ("", 'raise NotImplementedError("subclasses")'),
+    "ellipsis": ("", "..."),
+    "pass": ("", "pass"),
+}
+
+
+def base_package(tmp_path: Path, form: str, module: str = "_base", extra: str = "") -> Path:
+    abstract, body = ABSTRACT_FORMS[form]
+    base = textwrap.dedent(BASE).format(abstract=abstract, body=body)
+    elsewhere = SUBCLASSES_ELSEWHERE.replace("._base", f".{module}") + textwrap.indent(extra, "    ")
+    return write_package(
+        tmp_path, {f"utils/{module}": base, "utils/more": elsewhere, "models/m": USER.format(module=module)}
+    )
+
+
+@pytest.mark.parametrize("form", sorted(ABSTRACT_FORMS))
+def test_a_private_abstract_base_whose_every_subclass_counts_an_int_is_int(form: str, tmp_path: Path) -> None:
+    """Silent: the base lives in a private module (`_base`), so only the package subclasses it, and
+    every subclass (one through an intermediate class, renamed on import, in another module) counts an int."""
+    assert codes(base_package(tmp_path, form), "models/m") == []
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "\n\nclass TensorCache(ZeroCache):\n    def get_seq_length(self, layer_idx=0):\n        return self.t\n",
+        "\n\nAlias = Renamed\n",
+        "\n\nclass Mixed(Renamed, Other):\n    pass\n",
+    ],
+    ids=["a-subclass-returns-a-tensor", "an-alias-of-the-family", "a-subclass-inheriting-elsewhere"],
+)
+def test_one_subclass_that_may_return_a_tensor_makes_the_base_unknown(extra: str, tmp_path: Path) -> None:
+    """Must report: a subclass in the package returns a tensor, or may (its method from another base,
+    or subclasses of an alias, which are not looked for)."""
+    assert codes(base_package(tmp_path, "raise", extra=extra), "models/m") == ["SLG002"]
+
+
+def test_a_public_base_stays_unknown(tmp_path: Path) -> None:
+    """Must report: a base in a public module is the package's extension point; a user's subclass
+    outside the package may return a tensor (README Limits)."""
+    assert codes(base_package(tmp_path, "raise", module="base"), "models/m") == ["SLG002"]

@@ -27,6 +27,7 @@ from lint_rules.engine.caches import (
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
+from lint_rules.engine.subclasses import every_subclass_int, is_abstract
 
 MAX_MODULE_DEPTH = 4
 
@@ -183,11 +184,25 @@ class ClassFacts:
         if self.in_transformers_table_module() and length_kind_of_transformers_class(cls.name):
             return length_kind_of_transformers_class(cls.name)
         own = self.own_source_method(cls)
+        if own is not None and is_abstract(own):
+            return INT_LENGTH if self.every_subclass_int(cls) else ""
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
             return INT_LENGTH if returns_only_ints(own, self.int_attributes(cls), delegated) else ""
         inherited = self.bases_length_kind(cls)
         return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
+
+    def every_subclass_int(self, cls: ast.ClassDef) -> bool:
+        """A private base whose source method is abstract: every subclass in the package is int (`subclasses`)."""
+        module, root = self.module
+        return every_subclass_int(module, root, cls, self.subclass_length_is_int, self.own_source_method)
+
+    def subclass_length_is_int(self, module: str, cls: ast.ClassDef) -> bool:
+        facts = self if module == self.module[0] else self.other_module(module)
+        if facts is None:
+            return False
+        same = facts.classes.get(cls.name)
+        return facts.length_kind(same if same is not None and same.lineno == cls.lineno else cls) == INT_LENGTH
 
     def keeps_int_state(self, cls: ast.ClassDef) -> bool:
         """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""

@@ -44,6 +44,8 @@ class Receivers:
         self.classes = classes
         self._bindings: dict[int, tuple[ast.ClassDef, dict[str, list[Binding]]]] = {}
         self._subclasses: dict[int, tuple[ClassFacts, dict[str, list[ast.ClassDef]]]] = {}
+        self.owned_by_int_length_classes: dict[str, bool] = {}
+        """Per attribute name, whether only the package's int-length classes have it (`attribute_owners`)."""
 
     def holds_int_length_cache(self, cls: ast.ClassDef, key: str) -> bool:
         """`self.a` (or `self.a.b`, up to MAX_CHAIN attributes) in a method of `cls` holds an object
