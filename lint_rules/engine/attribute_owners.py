@@ -20,9 +20,8 @@ from lint_rules.engine import expressions as ex
 from lint_rules.engine.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.imports import module_name_of, parsed_module
-from lint_rules.engine.package import package_files
 from lint_rules.engine.receivers import EVERY_ATTRIBUTE, attribute_bindings
-from lint_rules.engine.subclasses import package_subclasses
+from lint_rules.engine.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
 ANSWERING_ANY = frozenset({"__getattr__", "__getattribute__"})
@@ -35,8 +34,9 @@ def only_int_length_classes_have(facts: ClassFacts, attribute: str) -> bool:
     module, root = facts.module
     if root is None or not module:
         return False
+    files = whole_package_files(root / module.partition(".")[0])
     owners: list[tuple[str, ast.ClassDef]] = []
-    for file in package_files(root / module.partition(".")[0]):
+    for file in files:
         try:
             if attribute.encode() not in file.read_bytes():
                 continue

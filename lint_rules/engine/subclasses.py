@@ -5,7 +5,8 @@ Only a private base counts (its name, or a module on its path, starts with one u
 `pkg._impl.Base`): a public base is the package's extension point, and a subclass a user writes
 outside the package (which no check of the package sees) may return a tensor. The subclasses are
 found across the whole package (`package.package_files`), a file read only when its text names the
-base or one of the subclasses found; a module that binds one of those names to another name
+base or one of the subclasses found (with the other portions of a namespace package it belongs
+to); a base with no subclass there stays unknown; a module that binds one of those names to another name
 (`Alias = _Base`) makes the base unknown, and so does a subclass that neither overrides the method
 with an int length nor inherits only from the base's family.
 """
@@ -13,12 +14,13 @@ with an int length nor inherits only from the base's family.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.imports import imported_names, module_name_of, parsed_module
-from lint_rules.engine.package import package_files
+from lint_rules.engine.package import MAX_PACKAGE_FILES, package_files
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 Subclass = tuple[str, ast.ClassDef, list[set[str]]]
@@ -55,7 +57,7 @@ def package_subclasses(module: str, root: Path | None, base: str) -> list[Subcla
     up; None when the package cannot be scanned or names the family under another name."""
     if root is None or not module:
         return None
-    files = package_files(root / module.partition(".")[0])
+    files = whole_package_files(root / module.partition(".")[0])
     if not files:
         return None
     names = {base}
@@ -80,6 +82,32 @@ def package_subclasses(module: str, root: Path | None, base: str) -> list[Subcla
                     names.add(name)
                     pending.add(name)
     return list(found.values())
+
+
+MAX_NAMESPACE_PORTIONS = 16
+
+
+@functools.lru_cache(maxsize=8)
+def whole_package_files(top: Path) -> tuple[Path, ...]:
+    """The `.py` files of the top package, and of the other portions of its namespace package where the
+    folder above it is one (named like a package, holding other packages: `fla/` holding `layers/` and
+    `models/`); empty when they cannot all be scanned (too many files or portions)."""
+    root = top.parent
+    portions = [top]
+    if root.name.isidentifier():
+        try:
+            portions = sorted(folder for folder in root.iterdir() if (folder / "__init__.py").is_file())
+        except OSError:
+            return ()
+    if len(portions) > MAX_NAMESPACE_PORTIONS:
+        return ()
+    found: list[Path] = []
+    for portion in portions:
+        files = package_files(portion)
+        if not files or len(found) + len(files) > MAX_PACKAGE_FILES:
+            return ()
+        found += files
+    return tuple(found)
 
 
 def subclasses_in(file: Path, names: set[str]) -> list[Subclass] | None:
@@ -127,8 +155,8 @@ def every_subclass_int(
     if not is_private(module, cls.name):
         return False
     subclasses = package_subclasses(module, root, cls.name)
-    if subclasses is None:
-        return False
+    if not subclasses:
+        return False  # none in the package: those that run it are all elsewhere
     family = {cls.name} | {subclass.name for _, subclass, _ in subclasses}
     for subclass_module, subclass, bases in subclasses:
         if own_source_method(subclass) is not None:
