@@ -438,3 +438,24 @@ def test_a_public_base_stays_unknown(tmp_path: Path) -> None:
     """Must report: a base in a public module is the package's extension point; a user's subclass
     outside the package may return a tensor (README Limits)."""
     assert codes(base_package(tmp_path, "raise", module="base"), "models/m") == ["SLG002"]
+
+
+def test_a_private_base_no_subclass_of_the_package_implements_stays_unknown(tmp_path: Path) -> None:
+    """Must report: every object that runs the base's method comes from outside the package."""
+    base = "class BaseCache:\n    def get_seq_length(self):\n        raise NotImplementedError\n"
+    package = write_package(tmp_path, {"utils/_base": base, "models/m": USER.format(module="_base")})
+    assert codes(package, "models/m") == ["SLG002"]
+
+
+@pytest.mark.parametrize("other_portion", ["", "class Tensorish(StaticLayer):\n    quant_bits = 8\n"])
+def test_a_namespace_package_is_scanned_whole(other_portion: str, tmp_path: Path) -> None:
+    """`ns/` without an `__init__.py` holds `layers/` and `models/`: hasattr is decided over both
+    portions (silent), and a tensor-length class with the attribute in another portion must report."""
+    namespace = tmp_path / "ns"
+    other = "from transformers.cache_utils import StaticLayer\n\n\n" + other_portion
+    for portion, text in {"layers": LAYERS, "models": HASATTR, "other": other}.items():
+        (namespace / portion).mkdir(parents=True)
+        (namespace / portion / "__init__.py").write_text("")
+        (namespace / portion / "code.py").write_text(textwrap.dedent(text.format(attribute="quant_bits")))
+    checked = check_path(str(namespace / "models" / "code.py"), Settings())
+    assert [finding.code for finding in checked.findings] == (["SLG002", "SLG002"] if other_portion else [])
