@@ -425,12 +425,13 @@ def test_a_private_abstract_base_whose_every_subclass_counts_an_int_is_int(form:
         "\n\nclass TensorCache(ZeroCache):\n    def get_seq_length(self, layer_idx=0):\n        return self.t\n",
         "\n\nAlias = Renamed\n",
         "\n\nclass Mixed(Renamed, Other):\n    pass\n",
+        "\n\nclass Dynamic(*[Renamed]):\n    def get_seq_length(self, layer_idx=0):\n        return self.t\n",
     ],
-    ids=["a-subclass-returns-a-tensor", "an-alias-of-the-family", "a-subclass-inheriting-elsewhere"],
+    ids=["a-subclass-returns-a-tensor", "an-alias-of-the-family", "a-subclass-inheriting-elsewhere", "a-starred-base"],
 )
 def test_one_subclass_that_may_return_a_tensor_makes_the_base_unknown(extra: str, tmp_path: Path) -> None:
     """Must report: a subclass in the package returns a tensor, or may (its method from another base,
-    or subclasses of an alias, which are not looked for)."""
+    subclasses of an alias, which are not looked for, or a base that cannot be named)."""
     assert codes(base_package(tmp_path, "raise", extra=extra), "models/m") == ["SLG002"]
 
 

@@ -121,6 +121,8 @@ def subclasses_in(file: Path, names: set[str]) -> list[Subclass] | None:
     found: list[Subclass] = []
     for node in ast.walk(tree):
         known_as = [base_names(base, imported) for base in node.bases] if isinstance(node, ast.ClassDef) else []
+        if any("" in known for known in known_as):
+            return None  # `class X(*bases)`, `class X(make_base())`: which class it extends is not known
         if isinstance(node, ast.ClassDef) and any(names & known for known in known_as):
             found.append((module, node, known_as))
         elif (
