@@ -42,6 +42,21 @@ INNER = """\
     def length_of(cache):
         return cache.get_seq_length()
 """
+CACHES = """\
+    from transformers import StaticCache
+
+
+    class ZooCache:
+        def __init__(self):
+            self.seen = 0
+
+        def get_seq_length(self, layer_idx=0):
+            return self.seen
+
+
+    class TensorCache(StaticCache):
+        pass
+"""
 NOT_FOLLOWED_INTO_CLASS_BODIES = "in a class body no function shows the receiver's class (README Limits)"
 
 
@@ -78,6 +93,17 @@ PACKAGE_FORMS = (
         SourceForm("method-on-constructor-call", "Helper().offset_of(cache)"),
         "from .helpers import Helper",
         silent_because="a receiver that a call returns is not followed (README Limits)",
+    ),
+    PackageForm(
+        SourceForm("int-receiver-through-module-name", "own.get_seq_length()", prelude="own = cu.ZooCache()"),
+        "import pkg.caches as cu",
+        modules={"caches": CACHES},
+        silent_because="the receiver is a ZooCache (named through its module), whose length is an int",
+    ),
+    PackageForm(
+        SourceForm("tensor-receiver-through-module-name", "own.get_seq_length()", prelude="own = cu.TensorCache()"),
+        "import pkg.caches as cu",
+        modules={"caches": CACHES},
     ),
     PackageForm(
         SourceForm("two-modules-away", "offset_of(cache)"),

@@ -28,9 +28,10 @@ from lint_rules.engine.caches import (
 )
 from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
-from lint_rules.engine.imports import imported_names, module_file, module_name_of, parsed_module
+from lint_rules.engine.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.module_text import lines_mentioning, top_level_statements
 from lint_rules.engine.releases import ALL_RELEASES, Releases
+from lint_rules.engine.subclasses import every_subclass_int, is_abstract
 
 MAX_MODULE_DEPTH = 4
 
@@ -75,6 +76,7 @@ class ClassFacts:
         self.classes = classes if classes is not None else module_classes(tree)
         self._imports: dict[str, tuple[str, str]] | None = None
         self._function_imports: dict[str, tuple[str, str]] | None = None
+        self._bound_modules: dict[str, str] | None = None
         self._kinds: dict[int, str] = {}
         self._computing: set[int] = set()
         self._read_a_cycle = False
@@ -134,9 +136,7 @@ class ClassFacts:
         `transformers.DynamicCache`, a local class, an import from the same package)."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            if prefix in TRANSFORMERS_MODULES:
-                return self.transformers_kind(last) or self.declared_kind(prefix, last)
-            return self.declared_kind(prefix, last)
+            return self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -153,6 +153,27 @@ class ClassFacts:
 
     def transformers_kind(self, name: str) -> str:
         return length_kind_of_transformers_class(name, self.releases)
+
+    def length_kind_through_module(self, prefix: str, name: str) -> str:
+        """`cache_utils.ZooCache`, `cu.ZooCache`, `zoo.utils.cache_utils.ZooCache`: the class `name` of
+        the module a module-level import binds `prefix` to (transformers' by the table; a module of
+        the package read from disk, or its package's `__init__.py` re-exporting the class)."""
+        if prefix in TRANSFORMERS_MODULES:
+            return self.transformers_kind(name)
+        module = self.bound_modules().get(prefix)
+        if module is None:
+            return ""
+        if is_transformers_module(module):
+            return self.transformers_kind(name)
+        other = self.other_module(module)
+        return other.length_kind_of_name(name) if other is not None else ""
+
+    def bound_modules(self) -> dict[str, str]:
+        """Dotted local names a module-level import binds to a module (see `imports.bound_modules`)."""
+        if self._bound_modules is None:
+            module_name, _ = self.module
+            self._bound_modules = bound_modules(self.tree, module_name, self.path.endswith("__init__.py"))
+        return self._bound_modules
 
     def length_kind(self, cls: ast.ClassDef) -> str:
         """Kept once known; an answer that read a class still being computed (a cycle through bases or
@@ -184,6 +205,8 @@ class ClassFacts:
         if self.declarations and self.declared_kind(self.module[0], cls.name):
             return INT_LENGTH
         own = self.own_source_method(cls)
+        if own is not None and is_abstract(own):
+            return INT_LENGTH if self.every_subclass_int(cls) else ""
         if own is not None:
             delegated = functools.partial(self.delegates_to_int_length, cls)
             if returns_only_ints(own, self.int_attributes(cls), delegated):
@@ -191,6 +214,18 @@ class ClassFacts:
             return TENSOR_LENGTH if returns_a_tensor(own, self.tensor_attributes(cls)) else ""
         inherited = self.bases_length_kind(cls)
         return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
+
+    def every_subclass_int(self, cls: ast.ClassDef) -> bool:
+        """A private base whose source method is abstract: every subclass in the package is int (`subclasses`)."""
+        module, root = self.module
+        return every_subclass_int(module, root, cls, self.subclass_length_is_int, self.own_source_method)
+
+    def subclass_length_is_int(self, module: str, cls: ast.ClassDef) -> bool:
+        facts = self if module == self.module[0] else self.other_module(module)
+        if facts is None:
+            return False
+        same = facts.classes.get(cls.name)
+        return facts.length_kind(same if same is not None and same.lineno == cls.lineno else cls) == INT_LENGTH
 
     def keeps_int_state(self, cls: ast.ClassDef) -> bool:
         """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""
@@ -277,6 +312,11 @@ class ClassFacts:
         return self.class_named(names.pop())
 
     def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
+        prefix, _, last = name.rpartition(".")
+        if prefix:  # `cache_utils.Owner`: through a name bound to a module of the package
+            module = self.bound_modules().get(prefix)
+            other = self.other_module(module) if module is not None and not is_transformers_module(module) else None
+            return other.class_named(last) if other is not None else None
         local = self.classes.get(name)
         if local is not None:
             return self, local

@@ -23,6 +23,7 @@ from lint_rules.engine.module_text import (
     module_constants,
     torch_aliases,
 )
+from lint_rules.engine.receivers import Receivers
 from lint_rules.engine.releases import ALL_RELEASES, Releases, path_ending_names
 from lint_rules.engine.source_text import SourceText
 
@@ -115,6 +116,11 @@ class ModuleFacts:
     def has_walrus(self) -> bool:
         """The text has `:=`: only then can an operand or an arm walked in a narrowed copy bind a name."""
         return ":=" in self.source.text
+
+    @functools.cached_property
+    def receivers(self) -> Receivers:
+        """What the attributes of the module's classes hold (`self._parent._cache`): see `receivers`."""
+        return Receivers(self.classes)
 
     @functools.cached_property
     def bound_modules(self) -> dict[str, str]:

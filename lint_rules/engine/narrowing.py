@@ -16,6 +16,7 @@ import ast
 from collections.abc import Iterator, Mapping
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.attribute_owners import only_int_length_classes_have
 from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.compiled import is_torchscript
 from lint_rules.engine.module_facts import ModuleFacts
@@ -156,10 +157,25 @@ def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
             module.classes.length_kind_of_name(name) == TENSOR_LENGTH for name in names if name
         ):
             return subject, TENSOR_LENGTH_CACHE  # tracked where `int-length-caches` is declared (`declarations`)
+    if name == "hasattr" and len(test.args) == 2 and has_only_int_length_owners(subject, test.args[1], module):
+        return subject, INT_LENGTH_CACHE
     module_name, _, function = name.rpartition(".")
     if function == "is_tensor" and module_name in module.torch_aliases:
         return subject, TENSOR
     return None
+
+
+def has_only_int_length_owners(subject: str, attribute: ast.expr, module: ModuleFacts) -> bool:
+    """`hasattr(c, "attr")` where only the package's int-length classes have `attr` (`attribute_owners`),
+    asked only where the module asks `c` for its length."""
+    if not (isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)):
+        return False
+    if not any(f"{subject}.{method}" in module.source.text for method in module.source_methods):
+        return False
+    owned = module.receivers.owned_by_int_length_classes
+    if attribute.value not in owned:
+        owned[attribute.value] = only_int_length_classes_have(module.classes, attribute.value)
+    return owned[attribute.value]
 
 
 def may_narrow(test: ast.expr) -> bool:

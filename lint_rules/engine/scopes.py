@@ -49,13 +49,20 @@ def entry_kinds(
     annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
     known: dict[str, str] = {}
 
+    def held_by_attributes(key: str) -> str:
+        """`self.cache`, `self.parent.cache`: what every binding of those attributes builds (`receivers`)."""
+        assert cls is not None
+        return INT_LENGTH_CACHE if module.receivers.holds_int_length_cache(cls, key) else ""
+
     def kind(key: str) -> str:
         if key not in known:
             known[key] = ""
             if key in annotations:
                 known[key] = annotated_cache_kind(annotations[key], module)
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
-                known[key] = attribute_kinds(cls).get(key, "")
+                known[key] = attribute_kinds(cls).get(key, "") or held_by_attributes(key)
+            elif cls is not None and key.startswith("self."):
+                known[key] = held_by_attributes(key)
         return known[key]
 
     return kind
