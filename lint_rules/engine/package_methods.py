@@ -98,15 +98,18 @@ def files_calling(top: Path, methods: list[str]) -> dict[str, tuple[Path, ...]]:
     read of each file of the package for all the methods not looked for yet in this process."""
     missing = [method for method in dict.fromkeys(methods) if (top, method) not in _CALLING]
     if missing:
-        calls = {method: re.compile(rb"\." + re.escape(method.encode()) + rb"\s*\(") for method in missing}
+        calls = {
+            method: (b"." + method.encode(), re.compile(rb"\." + re.escape(method.encode()) + rb"\s*\("))
+            for method in missing
+        }
         found: dict[str, list[Path]] = {method: [] for method in missing}
         for file in package_files(top):
             try:
                 data = file.read_bytes()
             except OSError:
                 continue
-            for method, call in calls.items():
-                if call.search(data):
+            for method, (attribute, call) in calls.items():
+                if attribute in data and call.search(data):  # a literal first: twice as fast
                     found[method].append(file)
         for method in missing:
             _CALLING[top, method] = tuple(found[method])
