@@ -18,6 +18,23 @@ def codes(code: str) -> list[tuple[int, str]]:
 SILENT = [
     pytest.param(
         """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+        class Model(nn.Module):
+            def forward(self, input_ids, cache):
+                stage = not is_torchdynamo_compiling() and (cache.get_seq_length() == 0)
+                if stage or input_ids is None:
+                    input_ids = input_ids[:, -1:]
+                past = cache.get_seq_length() if not torch.compiler.is_compiling() else 0
+                return input_ids[:, past:]
+        """,
+        # issue 25: while tracing, the gate makes `stage` False and `past` 0; eagerly, the sync is the
+        # gate author's choice (a guard in a forward removes none)
+        id="length-asked-under-the-gate-of-its-own-expression-in-a-forward",
+    ),
+    pytest.param(
+        """
         def update_mask(mask, x, cache):
             past = cache.get_seq_length() if cache is not None else 0
             if cache is None:
@@ -338,6 +355,27 @@ def test_silent(code: str) -> None:
 
 
 REPORTED = [
+    pytest.param(
+        """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+        def prepare(input_ids, cache):
+            stage = not is_torchdynamo_compiling() and (cache.get_seq_length() == 0)
+            if stage or input_ids is None:
+                input_ids = input_ids[:, -1:]
+            return input_ids
+
+        class Model(nn.Module):
+            def forward(self, x, cache):
+                window = not torch.compiler.is_compiling() and (lambda: x[:, cache.get_seq_length() :])
+                return window
+        """,
+        [(6, "SLG004"), (12, "SLG002")],
+        # host code: nothing traces `prepare`, the gate always holds; a lambda's body runs when it is
+        # called, which the gate does not decide (issue 25)
+        id="length-under-the-gate-of-its-own-expression-on-the-host-or-in-a-lambda",
+    ),
     pytest.param(
         """
         def update_mask(mask, x, cache):

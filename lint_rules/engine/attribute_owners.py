@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.attribute_receivers import EVERY_ATTRIBUTE, attribute_bindings
 from lint_rules.engine.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.imports import module_name_of, parsed_module
-from lint_rules.engine.receivers import EVERY_ATTRIBUTE, attribute_bindings
 from lint_rules.engine.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})

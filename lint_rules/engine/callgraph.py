@@ -10,7 +10,8 @@ itself (`forward`, a compile/jit decorator, assigned as a `forward`, passed to `
 cache method that model code calls from its `forward`), is nested in one, or is called from one.
 Callers are found by the text of the function's name, then checked on the tree; a call whose
 receiver is unknown (`obj.m(...)`) counts as a call of every method `m` of the module: when in
-doubt, a fix is unsafe.
+doubt, a fix is unsafe. Where the module has no compiled caller, the functions the search reached
+are looked for in the package's other modules (`package`, `package_methods`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lint_rules.engine.compiled import cache_protocol_region, compiled_region_of
 from lint_rules.engine.definitions import (
     Definition,
     DefinitionIndex,
+    caller_class,
     calls_at,
     class_lineage,
     last_line_of,
@@ -34,6 +36,7 @@ from lint_rules.engine.definitions import (
 )
 from lint_rules.engine.module_text import lines_mentioning
 from lint_rules.engine.package import compiled_caller_elsewhere
+from lint_rules.engine.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
 MAX_CALL_DEPTH = 12
 
@@ -80,7 +83,7 @@ class CallGraph:
             return self.methods_in_family(cls, func.attr, with_overrides) or self.submodule_call(cls, func.attr)
         if func.attr not in self.definitions.defined_names:
             return []
-        if is_super_call(receiver) and cls is not None:
+        if ex.is_super_call(receiver) and cls is not None:
             return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
         if isinstance(receiver, ast.Name) and receiver.id in self.definitions.classes:
             return self.methods_in_family(self.definitions.classes[receiver.id], func.attr, with_overrides=False)
@@ -187,13 +190,44 @@ class CallGraph:
             region = f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled"
             self._regions[id(definition.node)] = region
             return region
+        if self.path:
+            look_for_calls(self.path, [found.name for found, _ in reached.values() if self.is_package_method(found)])
         for reached_definition, _ in list(reached.values()):
-            region = compiled_caller_elsewhere(self.path, reached_definition, CallGraph) if self.path else ""
+            region = self.compiled_caller_elsewhere(reached_definition) if self.path else ""
             if region:
                 return self.remember_path(definition, reached_definition, region, reached)
         for key in reached:
             self._regions[key] = ""
         return ""
+
+    def compiled_caller_elsewhere(self, definition: Definition) -> str:
+        """Why a module-level function, or a method of a module-level class, runs compiled because
+        another module of the package calls it from a compiled region ("" when none does)."""
+        cls = definition.enclosing_class
+        if cls is None:
+            return compiled_caller_elsewhere(self.path, definition, CallGraph)
+        if not self.is_package_method(definition):
+            return ""
+        return compiled_method_caller_elsewhere(self.path, definition.name, self.related_classes(cls), CallGraph)
+
+    def is_package_method(self, definition: Definition) -> bool:
+        """A method of a module-level class (which other modules can import)."""
+        cls, parent = definition.enclosing_class, definition.parent
+        return (
+            cls is not None
+            and parent is not None
+            and parent.parent is None
+            and self.definitions.classes.get(cls.name) is cls
+        )
+
+    def related_classes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The names of the module's classes through which a method of `cls` may be called: `cls`,
+        its bases (an instance of one may be a `cls`) and its subclasses (which inherit it)."""
+        return frozenset(
+            other.name
+            for other in self.definitions.classes.values()
+            if cls in self.lineage(other) or other in self.lineage(cls)
+        )
 
     def remember_path(
         self, start: Definition, found: Definition, region: str, reached: dict[int, tuple[Definition, int]]
@@ -252,7 +286,7 @@ class CallGraph:
         resolved = self.callees(call, caller)
         if resolved:
             return callee in resolved
-        is_method_call = isinstance(call.func, ast.Attribute) and not is_super_call(call.func.value)
+        is_method_call = isinstance(call.func, ast.Attribute) and not ex.is_super_call(call.func.value)
         return is_method_call and callee.enclosing_class is not None
 
     def compiled_by_name(self, name: str) -> bool:
@@ -276,19 +310,6 @@ class CallGraph:
         if name not in self._lines_naming:
             self._lines_naming[name] = lines_mentioning(self.text, [name], whole_words=True)
         return self._lines_naming[name]
-
-
-def caller_class(caller: Definition | None) -> ast.ClassDef | None:
-    """The class whose `self` a function sees: its own, or that of the method it is nested in."""
-    while caller is not None:
-        if caller.enclosing_class is not None:
-            return caller.enclosing_class
-        caller = caller.parent
-    return None
-
-
-def is_super_call(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and ex.called_name(node) == "super"
 
 
 def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:

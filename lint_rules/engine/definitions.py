@@ -256,6 +256,15 @@ def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
                     yield node
 
 
+def caller_class(caller: Definition | None) -> ast.ClassDef | None:
+    """The class whose `self` a function sees: its own, or that of the method it is nested in."""
+    while caller is not None:
+        if caller.enclosing_class is not None:
+            return caller.enclosing_class
+        caller = caller.parent
+    return None
+
+
 def class_lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> list[ast.ClassDef]:
     """The class and its bases among `classes` (a module's), nearest first, each once."""
     lineage = [cls]

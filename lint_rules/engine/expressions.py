@@ -93,6 +93,10 @@ def called_name(call: ast.Call) -> str:
     return dotted_name(call.func)
 
 
+def is_super_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and called_name(node) == "super"
+
+
 def method_name(call: ast.Call) -> str:
     return call.func.attr if isinstance(call.func, ast.Attribute) else ""
 

@@ -27,6 +27,7 @@ from lint_rules.engine.classes import nested_imports
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imports import (
     RE_EXPORT_HOPS,
+    file_bytes,
     file_stamp,
     imported_names,
     module_file,
@@ -190,12 +191,3 @@ def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:
         return 0
     found = data.find(b"\n" + header, max(start - 1, 0))
     return found + 1 if found >= 0 else -1
-
-
-@functools.lru_cache(maxsize=32)
-def file_bytes(file: Path, stamp: int) -> bytes:
-    """The file's bytes, kept for the few files asked about in turn (`stamp`: see `imports.file_stamp`)."""
-    try:
-        return file.read_bytes()
-    except OSError:
-        return b""

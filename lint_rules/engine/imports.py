@@ -150,6 +150,15 @@ def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str
     return imported_names(tree, package, is_package=True) if tree else {}
 
 
+@functools.lru_cache(maxsize=32)
+def file_bytes(file: Path, stamp: int) -> bytes:
+    """The file's bytes, kept for the few files asked about in turn (`stamp`: see `imports.file_stamp`)."""
+    try:
+        return file.read_bytes()
+    except OSError:
+        return b""
+
+
 MAX_PARSED_MODULES = 128
 _PARSED: BoundedCache[tuple[Path, int], ast.Module | None] = BoundedCache(MAX_PARSED_MODULES)
 

@@ -11,6 +11,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from lint_rules.engine.attribute_receivers import Receivers
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
@@ -23,7 +24,6 @@ from lint_rules.engine.module_text import (
     module_constants,
     torch_aliases,
 )
-from lint_rules.engine.receivers import Receivers
 from lint_rules.engine.releases import ALL_RELEASES, Releases, path_ending_names
 from lint_rules.engine.source_text import SourceText
 

@@ -22,7 +22,16 @@ from lint_rules.engine.compiled import is_torchscript
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import is_truth_literal
 from lint_rules.engine.scope import Scope
-from lint_rules.engine.taint import EAGER_ONLY, INT, INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE, State, key_of
+from lint_rules.engine.taint import (
+    EAGER_ONLY,
+    INT,
+    INT_LENGTH_CACHE,
+    NOT_TRACED,
+    TENSOR,
+    TENSOR_LENGTH_CACHE,
+    State,
+    key_of,
+)
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
 COMPILING_CHECKS = frozenset({"is_compiling", "is_torchdynamo_compiling", "is_dynamo_compiling", "is_exporting"})
@@ -270,8 +279,11 @@ def eager_only(state: State, scope: Scope, true_when_traced: bool) -> State:
     """Where `is_compiling()` was false nothing is traced. In a region Dynamo or export traces, that
     gate is what the rules advise instead of a guard: the lengths asked before it are used here only
     eagerly, so their values end; the ones asked after it are eager-only sources (their guard is
-    safe). TorchScript leaves the check False, so its regions keep their values."""
+    safe), or no sources at all in the rest of the gate's own expression (`values.untraced_part`).
+    TorchScript leaves the check False, so its regions keep their values."""
     state.kinds[EAGER_ONLY] = EAGER_ONLY
+    if true_when_traced:
+        state.kinds[NOT_TRACED] = NOT_TRACED
     if state.taint and true_when_traced and scope.compiled_region and not is_torchscript(scope.compiled_region):
         state.taint.clear()
     return state

@@ -2,7 +2,7 @@
 module reaches may still be called from a compiled `forward` in another module of the package
 (`rope.py`'s helper called by `modeling.py`'s `TinyModel.forward`).
 
-Only module-level functions are followed, through `from ... import name` (absolute or relative)
+Here, module-level functions (methods: `package_methods`), through `from ... import name` (absolute or relative)
 or a name bound to their module (`from . import rope` ... `rope.f()`, `import pkg.rope as r` ...
 `r.f()`, `import pkg.rope` ... `pkg.rope.f()`), also when a package's `__init__.py` re-exports it
 under its own name (`from pkg import f`, `import pkg` ... `pkg.f()`; not through `import *`, an
@@ -45,6 +45,12 @@ class Graph(Protocol):
 
     def compiled_region(self, definition: Definition) -> str: ...
 
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]: ...
+
+    def own_method(self, cls: ast.ClassDef, name: str) -> list[Definition]: ...
+
+    def attribute_classes(self, cls: ast.ClassDef) -> dict[str, str]: ...
+
 
 def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph]) -> str:
     """Why `function` (module-level, in the module at `path`) runs compiled because another module of
@@ -63,16 +69,32 @@ def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph
 
 @functools.lru_cache(maxsize=8)
 def package_files(top: Path) -> tuple[Path, ...]:
-    """The `.py` files of a top package (empty for one too large to scan, or a single module)."""
+    """The `.py` files of a top package (empty for one too large to scan, or a single module), as
+    resolved paths: `top` is resolved (`module_name_of`), so only a linked file needs resolving."""
     if not (top / "__init__.py").is_file():
         return ()
     found: list[Path] = []
-    for folder, subfolders, files in os.walk(top):
-        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-        found += [Path(folder, name).resolve() for name in sorted(files) if name.endswith(".py")]
+    folders = [top]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        found += [
+            Path(entry.path).resolve() if entry.is_symlink() else Path(entry.path)
+            for entry in entries
+            if entry.name.endswith(".py") and entry.is_file()
+        ]
+        folders += reversed([Path(entry.path) for entry in entries if is_package_folder(entry)])  # depth first
         if len(found) > MAX_PACKAGE_FILES:
             return ()
     return tuple(found)
+
+
+def is_package_folder(entry: os.DirEntry[str]) -> bool:
+    """A folder to look into (not a hidden one; a linked folder is not followed, as `os.walk` does not)."""
+    return not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
 
 
 def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:

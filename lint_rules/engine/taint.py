@@ -25,6 +25,9 @@ SOURCE_GETTER = "source-getter"
 """A bound source method (`length = cache.get_seq_length`): calling it is a source."""
 EAGER_ONLY = "<eager only>"
 """A state key set where a test proved that nothing is being compiled (`if not is_compiling():`)."""
+NOT_TRACED = "<not traced>"
+"""A state key set where a check that is True whenever Dynamo or export traces (`is_compiling()`,
+`is_torchdynamo_compiling()`) was False: in a region they trace, that code is never traced."""
 
 
 class Origin:

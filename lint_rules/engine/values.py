@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
 from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
+from lint_rules.engine.compiled import is_torchscript
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
 from lint_rules.engine.imported_methods import imported_method
@@ -21,6 +23,7 @@ from lint_rules.engine.taint import (
     CLEAN,
     EAGER_ONLY,
     INT_LENGTH_CACHE,
+    NOT_TRACED,
     SOURCE_GETTER,
     TENSOR_LENGTH_CACHE,
     Origin,
@@ -44,6 +47,9 @@ class ValueWalker:
         self.module = run.facts
         self.uses = Uses(scope)
         self.statement: ast.stmt | None = None
+        self.gated_parts = 0
+        """How many parts of expressions being walked run only where a gate of their own expression
+        proved that nothing is traced (`not is_compiling() and <part>`): see `gated_part`."""
 
     def value(self, node: ast.expr, state: State, consumed: bool = False) -> Taint:
         """The taint of `node`'s value; reports harmful uses inside it.
@@ -76,7 +82,10 @@ class ValueWalker:
             self.bool_use(node.test, state)
             arms = [(node.body, narrow(node.test, state.copy(), True, self.module, self.scope))]
             arms.append((node.orelse, narrow(node.test, state.copy(), False, self.module, self.scope)))
-            taint = CLEAN.union(*(self.value(arm, arm_state, consumed) for arm, arm_state in arms))
+            taint = CLEAN
+            for arm, arm_state in arms:
+                with self.gated_part(state, arm_state):
+                    taint |= self.value(arm, arm_state, consumed)
             for _, arm_state in arms:
                 state.adopt_guards(arm_state)
             self.keep_walrus_bindings([node.body, node.orelse], state, [arm_state for _, arm_state in arms])
@@ -156,12 +165,34 @@ class ValueWalker:
         truth = isinstance(node.op, ast.And)
         before = state
         for operand in node.values[:-1]:
-            taint |= self.bool_use(operand, state)
+            with self.gated_part(before, state):
+                taint |= self.bool_use(operand, state)
             state = narrowed_by(operand, state, truth, self.module, self.scope)
-        taint |= self.value(node.values[-1], state, consumed)
+        with self.gated_part(before, state):
+            taint |= self.value(node.values[-1], state, consumed)
         before.adopt_guards(state)
         self.keep_walrus_bindings(node.values[1:], before, [state])
         return taint
+
+    @contextlib.contextmanager
+    def gated_part(self, outside: State, inside: State) -> Iterator[None]:
+        """Walks a part of an expression (an `and`/`or` operand, an if-expression arm) with the state
+        `inside` it, where the expression's own gate (`not is_torchdynamo_compiling() and ...`) may
+        have proved that nothing is traced, the state `outside` it not."""
+        gated = NOT_TRACED in inside.kinds and NOT_TRACED not in outside.kinds
+        self.gated_parts += gated
+        try:
+            yield
+        finally:
+            self.gated_parts -= gated
+
+    def untraced_part(self) -> bool:
+        """In a region Dynamo or export traces, the part being walked runs only eagerly: while
+        tracing, its expression's gate gives the value (`False` for `not is_compiling() and ...`).
+        A length asked there is no source: its uses and the value's are eager, as the gate's author
+        meant (an `.item()` guard in a `forward` removes no sync and is what the model linter rejects)."""
+        region = self.scope.compiled_region if self.gated_parts else ""
+        return bool(region) and not is_torchscript(region)
 
     def keep_walrus_bindings(self, parts: list[ast.expr], outer: State, inner: list[State]) -> None:
         """A walrus in an operand or arm walked in a narrowed copy binds its name after the expression
@@ -260,10 +291,8 @@ class ValueWalker:
         result = (
             self.passed_arguments(node, callee, argument_taints, summaries, file_name) if argument_taints else CLEAN
         )
-        if self.statement is not None and summaries.returns_source(callee):
-            eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
-            result |= {self.run.origin_for(node, callee.name, self.statement, self.scope, eager)}
-        return result
+        origin = self.new_origin(node, callee.name, state) if summaries.returns_source(callee) else None
+        return result | {origin} if origin is not None else result
 
     def library_call(self, node: ast.Call, argument_taints: dict[int, Taint]) -> Taint:
         """A transformers function of the table (`transformers_api`) given a length it uses as an int."""
@@ -344,11 +373,16 @@ class ValueWalker:
         return taint
 
     def lambda_body(self, node: ast.Lambda, state: State) -> None:
+        """The body runs when the lambda is called, which its gate (if any) does not decide."""
         inner = state.copy()
         for argument in ast.walk(node.args):
             if isinstance(argument, ast.arg):
                 inner.bind(argument.arg, CLEAN)
-        self.value(node.body, inner)
+        gated, self.gated_parts = self.gated_parts, 0
+        try:
+            self.value(node.body, inner)
+        finally:
+            self.gated_parts = gated
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, state: State) -> None:
         inner = state.copy()
@@ -368,7 +402,8 @@ class ValueWalker:
             truth = isinstance(node.op, ast.And)
             before = state
             for operand in node.values:
-                taint |= self.bool_use(operand, state)
+                with self.gated_part(before, state):
+                    taint |= self.bool_use(operand, state)
                 state = narrowed_by(operand, state, truth, self.module, self.scope)
             before.adopt_guards(state)
             self.keep_walrus_bindings(node.values[1:], before, [state])
@@ -394,6 +429,12 @@ class ValueWalker:
         elif isinstance(node.func, ast.Name) and state.kinds.get(node.func.id) == SOURCE_GETTER:
             method = node.func.id
         else:
+            return None
+        return self.new_origin(node, method, state)
+
+    def new_origin(self, node: ast.Call, method: str, state: State) -> Origin | None:
+        """The origin of a source call met at this point (None in a part that is never traced)."""
+        if self.statement is None or self.untraced_part():
             return None
         eager = state.kinds.get(EAGER_ONLY) == EAGER_ONLY
         return self.run.origin_for(node, method, self.statement, self.scope, eager)
