@@ -954,6 +954,118 @@ LIVE_RETEST = [
         [(8, "SLG002")],
         id="an-import-rebinds-the-name",
     ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            try:
+                ids = None
+                ids = torch.arange(risky())
+            except ValueError:
+                if ids is None:
+                    return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(11, "SLG002")],
+        id="a-handler-after-an-exception-part-way",  # risky() raised while ids was None
+    ),
+    pytest.param(
+        """
+        import contextlib
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            with contextlib.suppress(ValueError):
+                ids = None
+                ids = torch.arange(risky())
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(11, "SLG002")],
+        id="a-with-that-suppresses-an-exception-part-way",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, items, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            for item in items:
+                ids = None
+                if item:
+                    break
+                ids = torch.arange(item)
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(12, "SLG002")],
+        id="a-break-part-way-through-a-loop",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, items, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            for item in items:
+                if ids is None:
+                    return x[:, cache.get_seq_length():]
+                ids = None
+                if item:
+                    continue
+                ids = torch.arange(item)
+            return ids
+        """,
+        [(8, "SLG002")],
+        id="a-continue-part-way-through-a-loop",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            try:
+                ids = None
+                ids = torch.arange(risky())
+            finally:
+                if ids is None:
+                    print(x[:, cache.get_seq_length():])
+            return ids
+        """,
+        [(11, "SLG002")],
+        id="a-finally-after-an-exception-part-way",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+
+            def reset():
+                nonlocal ids
+                ids = None
+
+            reset()
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(13, "SLG002")],
+        id="a-nested-function-rebinds-it-nonlocal",
+    ),
 ]
 
 

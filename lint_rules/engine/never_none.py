@@ -9,8 +9,8 @@ builds a tensor (`.unsqueeze(0)`, `.view(...)`; `.to()`/`.cpu()` only of a known
 constructor of a class of the module or of the package, an if-expression whose arms both cannot be
 None, `a or b` whose last operand cannot be, and a name already known not None. A call of any
 other function may return None and proves nothing. Only plain local names are decided (an
-attribute may be changed by a call in between), and not ones the function declares `global` or
-`nonlocal` (a call may rebind them)."""
+attribute may be changed by a call in between), and not ones the function declares `global`, nor
+ones a nested function declares `nonlocal` (a call may rebind them)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def names_tested_for_none(body: Sequence[ast.stmt]) -> frozenset[str]:
 
 def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str]) -> bool | None:
     """The truth of `x is None` (`x is not None`, and `not`/`and`/`or` of those) where the plain name
-    `x` is known not None; `shared` are the names the function declares `global` or `nonlocal`."""
+    `x` is known not None; `shared`: the names a call may rebind (`shared_names`)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         operand = none_truth(test.operand, not_none, shared)
         return None if operand is None else not operand
@@ -134,13 +134,26 @@ def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str
 
 
 def shared_names(body: Sequence[ast.stmt]) -> frozenset[str]:
-    """The names a function's own body declares `global` or `nonlocal` (not its nested functions')."""
-    names: set[str] = set()
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return frozenset(names)
+    """The names a function declares `global`, or a function nested in it `nonlocal` (or `global`):
+    a call may rebind them."""
+    return frozenset(
+        name
+        for statement in body
+        for node in ast.walk(statement)
+        if isinstance(node, (ast.Global, ast.Nonlocal))
+        for name in node.names
+    )
+
+
+def forget_stored_names(state: State | None, statements: Sequence[ast.stmt]) -> None:
+    """A path the walk does not follow may leave these statements part way (an exception caught in a
+    handler or suppressed by a `with`, a `break` or `continue`): a name they bind may hold any value
+    they bind it to, or the one before, so it is no longer known not None."""
+    if state is not None and state.paths.not_none:
+        stored = {
+            node.id
+            for statement in statements
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+        }
+        state.paths.not_none -= stored

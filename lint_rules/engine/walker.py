@@ -21,7 +21,13 @@ from lint_rules.engine.narrowing import (
     static_truth,
     subject_key,
 )
-from lint_rules.engine.never_none import is_never_none, names_tested_for_none, none_truth, shared_names
+from lint_rules.engine.never_none import (
+    forget_stored_names,
+    is_never_none,
+    names_tested_for_none,
+    none_truth,
+    shared_names,
+)
 from lint_rules.engine.taint import CLEAN, INT, SOURCE_GETTER, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
 
@@ -84,7 +90,9 @@ class FunctionWalker(ValueWalker):
                 self.value(item.context_expr, state)
                 if item.optional_vars is not None:
                     self.bind_target(item.optional_vars, CLEAN, "", state)
-            return self.walk_block(node.body, state)
+            after_with = self.walk_block(node.body, state)
+            forget_stored_names(after_with, node.body)  # the context manager may suppress an exception
+            return after_with
         elif isinstance(node, (ast.Try, ast.TryStar)):
             return self.walk_try(node, state)
         elif isinstance(node, ast.Match):
@@ -236,6 +244,7 @@ class FunctionWalker(ValueWalker):
         for _ in range(LOOP_PASSES):
             self.statement = self.uses.statement = node
             loop_state = entry.copy()
+            forget_stored_names(loop_state, node.body)  # a `continue` or `break` part way through the body
             if isinstance(node, ast.While):
                 self.bool_use(node.test, loop_state)
                 body_state = narrow(node.test, loop_state.copy(), True, self.module, self.scope)
@@ -253,6 +262,7 @@ class FunctionWalker(ValueWalker):
     def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
         after_body = self.walk_block(node.body, state.copy())
         handler_entry = State.merge([state, after_body]) or state
+        forget_stored_names(handler_entry, node.body)  # an exception part way through the body
         handlers = []
         for handler in node.handlers:
             handler_state = handler_entry.copy()
@@ -262,7 +272,10 @@ class FunctionWalker(ValueWalker):
         after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
         merged = State.merge([after_else, *handlers])
         if node.finalbody:
-            after_finally = self.walk_block(node.finalbody, merged or handler_entry.copy())
+            left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
+            finally_entry = merged or handler_entry.copy()
+            forget_stored_names(finally_entry, left_part_way)
+            after_finally = self.walk_block(node.finalbody, finally_entry)
             return after_finally if merged else None  # `finally` runs even when every path exits
         return merged
 
