@@ -145,15 +145,11 @@ def shared_names(body: Sequence[ast.stmt]) -> frozenset[str]:
     )
 
 
-def forget_stored_names(state: State | None, statements: Sequence[ast.stmt]) -> None:
-    """A path the walk does not follow may leave these statements part way (an exception caught in a
-    handler or suppressed by a `with`, a `break` or `continue`): a name they bind may hold any value
-    they bind it to, or the one before, so it is no longer known not None."""
-    if state is not None and state.paths.not_none:
-        stored = {
-            node.id
-            for statement in statements
-            for node in ast.walk(statement)
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
-        }
-        state.paths.not_none -= stored
+def stored_names(statements: Sequence[ast.stmt]) -> frozenset[str]:
+    """Every name the statements bind, nested scopes included (more than they bind is no harm)."""
+    return frozenset(
+        node.id
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    )

@@ -21,13 +21,7 @@ from lint_rules.engine.narrowing import (
     static_truth,
     subject_key,
 )
-from lint_rules.engine.never_none import (
-    forget_stored_names,
-    is_never_none,
-    names_tested_for_none,
-    none_truth,
-    shared_names,
-)
+from lint_rules.engine.never_none import is_never_none, names_tested_for_none, none_truth, shared_names, stored_names
 from lint_rules.engine.taint import CLEAN, INT, SOURCE_GETTER, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
 
@@ -46,8 +40,11 @@ class FunctionWalker(ValueWalker):
     candidate_names: set[str] | None = None
     """The names whose value the scope knows (`function_constants`), found at the first `if` that needs them."""
     tested_for_none: frozenset[str] | None = None
-    declared_shared: frozenset[str] | None = None
     """The plain names the scope compares with None (`names_tested_for_none`), found at the first binding."""
+    declared_shared: frozenset[str] | None = None
+    """The names a call may rebind (`shared_names`), found at the first test they may decide."""
+    stored: dict[int, frozenset[str]] | None = None
+    """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
 
     def walk(self) -> None:
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.annotated_parameters)
@@ -91,7 +88,7 @@ class FunctionWalker(ValueWalker):
                 if item.optional_vars is not None:
                     self.bind_target(item.optional_vars, CLEAN, "", state)
             after_with = self.walk_block(node.body, state)
-            forget_stored_names(after_with, node.body)  # the context manager may suppress an exception
+            self.forget_stored_names(after_with, node, node.body)  # the context manager may suppress an exception
             return after_with
         elif isinstance(node, (ast.Try, ast.TryStar)):
             return self.walk_try(node, state)
@@ -144,8 +141,9 @@ class FunctionWalker(ValueWalker):
     def never_none_names(self, targets: Sequence[ast.expr], value: ast.expr, state: State) -> list[str]:
         """The plain names among `targets` that a later `is None` test asks about, when `value` cannot be
         None (`never_none`): such a test is decided until they are rebound."""
-        if self.tested_for_none is None:
-            self.tested_for_none = names_tested_for_none(self.scope.body)
+        if self.tested_for_none is None:  # not at module level: walking the whole tree costs too much there
+            module_level = isinstance(self.scope.body_owner, ast.Module)
+            self.tested_for_none = frozenset() if module_level else names_tested_for_none(self.scope.body)
         names = [target.id for target in targets if isinstance(target, ast.Name) and target.id in self.tested_for_none]
         return names if names and is_never_none(value, state, self.module) else []
 
@@ -224,8 +222,20 @@ class FunctionWalker(ValueWalker):
             )
         return static_truth(test, self.constants)
 
+    def forget_stored_names(self, state: State | None, owner: ast.stmt, statements: Sequence[ast.stmt]) -> None:
+        """A path the walk does not follow may leave `statements` part way (an exception caught in a
+        handler, run by `finally` or suppressed by a `with`, a `break` or `continue`): a name they bind
+        may hold any value they bind it to, or the one before, so it is no longer known not None."""
+        if state is None or not state.paths.not_none:
+            return
+        if self.stored is None:
+            self.stored = {}
+        if id(owner) not in self.stored:
+            self.stored[id(owner)] = stored_names(statements)
+        state.paths.not_none -= self.stored[id(owner)]
+
     def shared_names(self) -> frozenset[str]:
-        """The names the scope declares `global` or `nonlocal`: a call may rebind them."""
+        """The names a call may rebind (`shared_names`)."""
         if self.declared_shared is None:
             self.declared_shared = shared_names(self.scope.body)
         return self.declared_shared
@@ -244,7 +254,7 @@ class FunctionWalker(ValueWalker):
         for _ in range(LOOP_PASSES):
             self.statement = self.uses.statement = node
             loop_state = entry.copy()
-            forget_stored_names(loop_state, node.body)  # a `continue` or `break` part way through the body
+            self.forget_stored_names(loop_state, node, node.body)  # a `continue` or `break` part way through
             if isinstance(node, ast.While):
                 self.bool_use(node.test, loop_state)
                 body_state = narrow(node.test, loop_state.copy(), True, self.module, self.scope)
@@ -262,7 +272,7 @@ class FunctionWalker(ValueWalker):
     def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
         after_body = self.walk_block(node.body, state.copy())
         handler_entry = State.merge([state, after_body]) or state
-        forget_stored_names(handler_entry, node.body)  # an exception part way through the body
+        self.forget_stored_names(handler_entry, node.body[0], node.body)  # an exception part way through the body
         handlers = []
         for handler in node.handlers:
             handler_state = handler_entry.copy()
@@ -274,7 +284,7 @@ class FunctionWalker(ValueWalker):
         if node.finalbody:
             left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
             finally_entry = merged or handler_entry.copy()
-            forget_stored_names(finally_entry, left_part_way)
+            self.forget_stored_names(finally_entry, node, left_part_way)
             after_finally = self.walk_block(node.finalbody, finally_entry)
             return after_finally if merged else None  # `finally` runs even when every path exits
         return merged
