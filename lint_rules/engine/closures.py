@@ -10,7 +10,7 @@ a name that holds such a cache is not looked at."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
@@ -129,9 +129,9 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -
     return frozenset(names - shared)
 
 
-def closure_getters(definition: Definition, module: ModuleFacts) -> frozenset[str]:
-    """The bound source methods a nested function reads from the functions around it: the aliases of
-    each enclosing function that no closer function (nor this one's parameters) binds itself."""
+def closure_getters(definition: Definition, aliases: Callable[[Definition], frozenset[str]]) -> frozenset[str]:
+    """The bound source methods a nested function reads from the functions around it: the aliases
+    (`getter_aliases`) of each enclosing function that no closer function (nor this one) binds itself."""
     node = definition.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition.parent is None:
         return frozenset()
@@ -140,7 +140,7 @@ def closure_getters(definition: Definition, module: ModuleFacts) -> frozenset[st
     parent: Definition | None = definition.parent
     while parent is not None:
         if isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            visible |= getter_aliases(parent, module) - shadowed
+            visible |= aliases(parent) - shadowed
             shadowed |= local_names(parent.node)
         parent = parent.parent
     return frozenset(visible)

@@ -47,6 +47,7 @@ class ModuleRun:
         self._scopes_found_for: list[int] | None = None
         self._attribute_kinds: dict[int, dict[str, str]] = {}
         self._closure_getters: dict[int, frozenset[str]] = {}
+        self._getter_aliases: dict[int, frozenset[str]] = {}
 
     def mentions(self, node: ast.stmt) -> bool:
         """Whether a source method's name occurs in the lines of `node`."""
@@ -139,7 +140,7 @@ class ModuleRun:
             return frozenset()
         key = id(definition.node)
         if key not in self._closure_getters:
-            self._closure_getters[key] = closure_getters(definition, self.facts)
+            self._closure_getters[key] = closure_getters(definition, self.getter_aliases)
         return self._closure_getters[key]
 
     def visible_getters(self, definition: Definition | None) -> frozenset[str]:
@@ -147,7 +148,13 @@ class ModuleRun:
         aliases (their final value) and those it reads from around it."""
         if definition is None:
             return frozenset()
-        return getter_aliases(definition, self.facts) | self.closure_getters(definition)
+        return self.getter_aliases(definition) | self.closure_getters(definition)
+
+    def getter_aliases(self, definition: Definition) -> frozenset[str]:
+        key = id(definition.node)
+        if key not in self._getter_aliases:
+            self._getter_aliases[key] = getter_aliases(definition, self.facts)
+        return self._getter_aliases[key]
 
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)
@@ -172,6 +179,8 @@ class ModuleRun:
         self._scopes_found_for = None
         self.origins.clear()
         self.fix_plans.clear()
+        self._closure_getters.clear()
+        self._getter_aliases.clear()
 
     def origin_for(
         self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False
