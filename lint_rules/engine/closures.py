@@ -10,12 +10,14 @@ a name that holds such a cache is not looked at."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.module_facts import ModuleFacts
+from lint_rules.engine.never_none import text_of
 
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -46,7 +48,7 @@ def getter_aliases(definition: Definition, module: ModuleFacts) -> frozenset[str
     """The names a function binds (`=`, `:=`, annotated) to a bound source method of a receiver whose
     length may be a tensor: `length_of = cache.get_seq_length`, `getattr(cache, "get_seq_length")`."""
     node = definition.node
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not mentions_a_getter(node, module):
         return frozenset()
     bound = [pair for child in own_nodes(node) for pair in bindings_of(child)]
     int_length_names = names_bound_to_int_length_caches(node, bound, module)
@@ -55,6 +57,13 @@ def getter_aliases(definition: Definition, module: ModuleFacts) -> frozenset[str
         for target, value in bound
         if isinstance(target, ast.Name) and is_source_getter(value, definition, module, int_length_names)
     )
+
+
+def mentions_a_getter(node: ast.AST, module: ModuleFacts) -> bool:
+    """Cheaply, from the text: a source method's name not called right there (`c.get_seq_length`,
+    `getattr(c, "get_seq_length")`)."""
+    methods = "|".join(map(re.escape, sorted(module.source_methods)))
+    return bool(methods) and re.search(rf"\b(?:{methods})\b(?!\s*\()", text_of(node, module.source)) is not None
 
 
 def names_bound_to_int_length_caches(
@@ -135,15 +144,25 @@ def closure_getters(definition: Definition, aliases: Callable[[Definition], froz
     node = definition.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition.parent is None:
         return frozenset()
+    around = [parent for parent in enclosing(definition) if aliases(parent)]
+    if not around:
+        return frozenset()  # the common case: nothing to shadow
     shadowed = set(local_names(node))
     visible: set[str] = set()
-    parent: Definition | None = definition.parent
-    while parent is not None:
-        if isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            visible |= aliases(parent) - shadowed
-            shadowed |= local_names(parent.node)
-        parent = parent.parent
+    for parent in enclosing(definition):
+        visible |= aliases(parent) - shadowed
+        assert isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        shadowed |= local_names(parent.node)
     return frozenset(visible)
+
+
+def enclosing(definition: Definition) -> Iterator[Definition]:
+    """The functions around a definition, innermost first (a class body in between is no scope of theirs)."""
+    parent = definition.parent
+    while parent is not None:
+        if parent.is_function:
+            yield parent
+        parent = parent.parent
 
 
 def reads_any(definition: Definition, names: frozenset[str]) -> bool:

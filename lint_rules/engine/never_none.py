@@ -15,6 +15,7 @@ ones a nested function declares `nonlocal` (a call may rebind them)."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Collection, Sequence
 
 from lint_rules.engine import expressions as ex
@@ -22,6 +23,7 @@ from lint_rules.engine.caches import length_kind_of_transformers_class
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.narrowing import none_test
 from lint_rules.engine.operands import TENSOR_RESULT_METHODS, is_tensor_operand
+from lint_rules.engine.source_text import SourceText
 from lint_rules.engine.taint import State
 
 TENSOR_BUILDING_METHODS = frozenset(
@@ -102,17 +104,22 @@ def is_known_class(name: str, module: ModuleFacts) -> bool:
     )
 
 
-def names_tested_for_none(body: Sequence[ast.stmt]) -> frozenset[str]:
-    """The plain names a scope compares with None somewhere (`x is None`, `x is not None`): the only
-    ones whose being not None can decide a branch."""
-    names: set[str] = set()
-    for statement in body:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Compare):
-                none = none_test(node)
-                if none is not None and none[0].isidentifier():
-                    names.add(none[0])
-    return frozenset(names)
+NONE_TEST = re.compile(r"\b(\w+)\s+is\s+(?:not\s+)?None\b|\bNone\s+is\s+(?:not\s+)?(\w+)")
+SHARED_DECLARATION = re.compile(r"\b(?:global|nonlocal)\b")
+
+
+def text_of(node: ast.AST, source: SourceText) -> str:
+    """The lines of a node (or of a module), read from the text: cheaper than walking its tree."""
+    if isinstance(node, ast.Module):
+        return source.text
+    first, last = getattr(node, "lineno", 1), getattr(node, "end_lineno", None) or 1 << 30
+    return "\n".join(source.lines[first - 1 : last])
+
+
+def names_tested_for_none(text: str) -> frozenset[str]:
+    """The names a scope's text compares with None (`x is None`, `x is not None`; more is no harm):
+    the only ones whose being not None can decide a branch."""
+    return frozenset(name for match in NONE_TEST.finditer(text) for name in match.groups() if name)
 
 
 def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str]) -> bool | None:
@@ -133,9 +140,11 @@ def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str
     return not none[1]
 
 
-def shared_names(body: Sequence[ast.stmt]) -> frozenset[str]:
+def shared_names(body: Sequence[ast.stmt], text: str) -> frozenset[str]:
     """The names a function declares `global`, or a function nested in it `nonlocal` (or `global`):
-    a call may rebind them."""
+    a call may rebind them. `text`: the function's, looked at first."""
+    if not SHARED_DECLARATION.search(text):
+        return frozenset()
     return frozenset(
         name
         for statement in body

@@ -21,7 +21,14 @@ from lint_rules.engine.narrowing import (
     static_truth,
     subject_key,
 )
-from lint_rules.engine.never_none import is_never_none, names_tested_for_none, none_truth, shared_names, stored_names
+from lint_rules.engine.never_none import (
+    is_never_none,
+    names_tested_for_none,
+    none_truth,
+    shared_names,
+    stored_names,
+    text_of,
+)
 from lint_rules.engine.taint import CLEAN, INT, SOURCE_GETTER, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
 
@@ -141,11 +148,12 @@ class FunctionWalker(ValueWalker):
     def never_none_names(self, targets: Sequence[ast.expr], value: ast.expr, state: State) -> list[str]:
         """The plain names among `targets` that a later `is None` test asks about, when `value` cannot be
         None (`never_none`): such a test is decided until they are rebound."""
-        if self.tested_for_none is None:  # not at module level: walking the whole tree costs too much there
-            module_level = isinstance(self.scope.body_owner, ast.Module)
-            self.tested_for_none = frozenset() if module_level else names_tested_for_none(self.scope.body)
-        names = [target.id for target in targets if isinstance(target, ast.Name) and target.id in self.tested_for_none]
-        return names if names and is_never_none(value, state, self.module) else []
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
+        if not names or not is_never_none(value, state, self.module):
+            return []
+        if self.tested_for_none is None:
+            self.tested_for_none = names_tested_for_none(text_of(self.scope.body_owner, self.module.source))
+        return [name for name in names if name in self.tested_for_none]
 
     def remember_flag(self, name: str, value: ast.expr, state: State) -> None:
         """`is_dynamic = isinstance(c, DynamicCache)`: a later `if is_dynamic:` narrows like the test."""
@@ -188,7 +196,7 @@ class FunctionWalker(ValueWalker):
     def walk_if(self, node: ast.If, state: State) -> State | None:
         self.bool_use(node.test, state)
         truth = self.known_truth(node.test)
-        if truth is None and state.paths.not_none:
+        if truth is None and state.paths.not_none and none_truth(node.test, state.paths.not_none, ()) is not None:
             truth = none_truth(node.test, state.paths.not_none, self.shared_names())
         walked = [
             (body, branch) for body, branch in ((node.body, True), (node.orelse, False)) if truth in (None, branch)
@@ -237,7 +245,7 @@ class FunctionWalker(ValueWalker):
     def shared_names(self) -> frozenset[str]:
         """The names a call may rebind (`shared_names`)."""
         if self.declared_shared is None:
-            self.declared_shared = shared_names(self.scope.body)
+            self.declared_shared = shared_names(self.scope.body, text_of(self.scope.body_owner, self.module.source))
         return self.declared_shared
 
     def enclosing_definition(self) -> Definition | None:
