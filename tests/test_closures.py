@@ -88,6 +88,17 @@ REPORTED = [
         [(5, "SLG002")],
         id="declared-nonlocal",
     ),
+    pytest.param(
+        """
+        def prepare(x, cache, other):
+            n = cache.get_seq_length
+            window = lambda: x[:, n():]
+            n = other
+            return window()
+        """,
+        [(3, "SLG002")],
+        id="lambda-before-a-rebinding",  # conservative: n may still be the alias when it runs
+    ),
 ]
 
 
@@ -142,6 +153,19 @@ SILENT = [
             return window()
         """,
         id="int-length-constructed-receiver-in-a-lambda",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def prepare(x, cache):
+            if isinstance(cache, DynamicCache):
+                n = cache.get_seq_length
+                window = lambda: x[:, n():]
+                return window()
+            return x
+        """,
+        id="lambda-after-an-alias-of-a-narrowed-receiver",  # the walk knows n there: a DynamicCache's
     ),
 ]
 

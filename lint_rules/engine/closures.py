@@ -44,19 +44,20 @@ def header_of(node: ast.AST) -> list[ast.expr]:
     return []
 
 
-def getter_aliases(definition: Definition, module: ModuleFacts) -> frozenset[str]:
+def getter_aliases(definition: Definition, module: ModuleFacts) -> dict[str, int]:
     """The names a function binds (`=`, `:=`, annotated) to a bound source method of a receiver whose
-    length may be a tensor: `length_of = cache.get_seq_length`, `getattr(cache, "get_seq_length")`."""
+    length may be a tensor (`length_of = cache.get_seq_length`, `getattr(cache, "get_seq_length")`),
+    with the line of the last such binding."""
     node = definition.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not mentions_a_getter(node, module):
-        return frozenset()
+        return {}
     bound = [pair for child in own_nodes(node) for pair in bindings_of(child)]
     int_length_names = names_bound_to_int_length_caches(node, bound, module)
-    return frozenset(
-        target.id
-        for target, value in bound
-        if isinstance(target, ast.Name) and is_source_getter(value, definition, module, int_length_names)
-    )
+    aliases: dict[str, int] = {}
+    for target, value in bound:
+        if isinstance(target, ast.Name) and is_source_getter(value, definition, module, int_length_names):
+            aliases[target.id] = max(aliases.get(target.id, 0), target.lineno)
+    return aliases
 
 
 def mentions_a_getter(node: ast.AST, module: ModuleFacts) -> bool:
@@ -138,7 +139,7 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -
     return frozenset(names - shared)
 
 
-def closure_getters(definition: Definition, aliases: Callable[[Definition], frozenset[str]]) -> frozenset[str]:
+def closure_getters(definition: Definition, aliases: Callable[[Definition], dict[str, int]]) -> frozenset[str]:
     """The bound source methods a nested function reads from the functions around it: the aliases
     (`getter_aliases`) of each enclosing function that no closer function (nor this one) binds itself."""
     node = definition.node
@@ -150,7 +151,7 @@ def closure_getters(definition: Definition, aliases: Callable[[Definition], froz
     shadowed = set(local_names(node))
     visible: set[str] = set()
     for parent in enclosing(definition):
-        visible |= aliases(parent) - shadowed
+        visible |= aliases(parent).keys() - shadowed
         assert isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef))
         shadowed |= local_names(parent.node)
     return frozenset(visible)

@@ -47,7 +47,7 @@ class ModuleRun:
         self._scopes_found_for: list[int] | None = None
         self._attribute_kinds: dict[int, dict[str, str]] = {}
         self._closure_getters: dict[int, frozenset[str]] = {}
-        self._getter_aliases: dict[int, frozenset[str]] = {}
+        self._getter_aliases: dict[int, dict[str, int]] = {}
 
     def mentions(self, node: ast.stmt) -> bool:
         """Whether a source method's name occurs in the lines of `node`."""
@@ -143,14 +143,16 @@ class ModuleRun:
             self._closure_getters[key] = closure_getters(definition, self.getter_aliases)
         return self._closure_getters[key]
 
-    def visible_getters(self, definition: Definition | None) -> frozenset[str]:
-        """What a lambda written in the function reads as a bound source method: the function's own
-        aliases (their final value) and those it reads from around it."""
+    def visible_getters(self, definition: Definition | None, line: int) -> frozenset[str]:
+        """What a lambda on `line` of the function reads as a bound source method besides what the walk
+        knows there: the function's aliases bound on a later line (it reads their final value) and
+        those it reads from the functions around it."""
         if definition is None:
             return frozenset()
-        return self.getter_aliases(definition) | self.closure_getters(definition)
+        later = frozenset(name for name, last in self.getter_aliases(definition).items() if last > line)
+        return later | self.closure_getters(definition)
 
-    def getter_aliases(self, definition: Definition) -> frozenset[str]:
+    def getter_aliases(self, definition: Definition) -> dict[str, int]:
         key = id(definition.node)
         if key not in self._getter_aliases:
             self._getter_aliases[key] = getter_aliases(definition, self.facts)

@@ -338,7 +338,7 @@ class ValueWalker:
     def lambda_body(self, node: ast.Lambda, state: State) -> None:
         inner = state.copy()
         if self.may_read_getter(node):  # it reads the alias's final value (`closures`)
-            for name in self.run.visible_getters(self.scope.definition):
+            for name in self.run.visible_getters(self.scope.definition, node.lineno):
                 inner.kinds[name] = SOURCE_GETTER
         for argument in ast.walk(node.args):
             if isinstance(argument, ast.arg):
