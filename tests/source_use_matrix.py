@@ -62,6 +62,9 @@ class SourceForm:
     prelude: str = ""
     """Statements the expression needs before it, in the same scope."""
     needs_async: bool = False
+    in_closure: bool = False
+    """The prelude stays at the top of the method; the rest of the body (binding and use) goes into a
+    nested `def` the method calls, which reads the prelude's names as free variables."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +100,9 @@ SOURCE_FORMS = (
     SourceForm("getattr", 'getattr(cache, "get_seq_length")()'),
     SourceForm("getattr-with-default", 'getattr(cache, "get_seq_length", lambda: 0)()'),
     SourceForm("bound-method-alias", "length_of()", prelude="length_of = cache.get_seq_length"),
+    SourceForm(
+        "bound-method-alias-in-closure", "length_of()", prelude="length_of = cache.get_seq_length", in_closure=True
+    ),
     SourceForm("ternary", "(cache.get_seq_length() if cache is not None else 0)"),
     SourceForm("parenthesised", "(cache.get_seq_length())"),
     SourceForm("awaited", "(await cache.get_seq_length())", needs_async=True),
@@ -186,6 +192,7 @@ USE_CONTEXTS = (
         allows_await=False,
         silent_sources={
             "method-returning-one": "in a class body, `self` is the outer method's: its methods are not resolved",
+            "bound-method-alias-in-closure": "a class body does not see the bound methods of the functions around it",
         },
     ),
     UseContext("default-argument", "def window(view=ids[:, {L}:]):\n    return view\n\nreturn window()", (SLICE,)),
@@ -221,7 +228,7 @@ class Case:
     @property
     def module(self) -> str:
         body = self.context.body
-        prelude = [self.source.prelude] if self.source.prelude else []
+        prelude = [self.source.prelude] if self.source.prelude and not self.source.in_closure else []
         if self.bound:
             # The binding sits at the top of the method, the use reads the bound name.
             lines = [*prelude, f"length = {self.source.expression}"]
@@ -233,6 +240,10 @@ class Case:
             body = body.replace("{L}", self.source.expression)
         else:
             body = "\n".join([*prelude, body.replace("{L}", self.source.expression)])
+        if self.source.in_closure:
+            body = "\n".join(
+                [self.source.prelude, "def closure():", textwrap.indent(body, " " * 4), "return closure()"]
+            )
         return MODULE.format(
             ASYNC="async " if self.source.needs_async else "",
             RETURNS=self.context.returns,

@@ -133,3 +133,81 @@ def test_every_generation_method_of_a_release_is_a_host_hook(version: str) -> No
     assert probed["version"] == version
     assert set(probed["methods"]) <= GENERATION_HOOKS_5X, set(probed["methods"]) - GENERATION_HOOKS_5X
     assert GENERATION_HOOKS_5X <= GENERATION_HOOKS
+
+
+COMPILEABLE_PROBE = """
+import json, torch, transformers
+from transformers import cache_utils as cu, LlamaConfig, Qwen3NextConfig
+
+config = LlamaConfig(hidden_size=32, num_attention_heads=2, num_key_value_heads=2, num_hidden_layers=2,
+                     intermediate_size=64, vocab_size=100, max_position_embeddings=64)
+linear = Qwen3NextConfig(hidden_size=32, num_attention_heads=2, num_key_value_heads=2, num_hidden_layers=4,
+                         intermediate_size=64, vocab_size=100, head_dim=16,
+                         layer_types=["linear_attention", "full_attention"] * 2)
+
+def updated(cache, layer_idx=0):
+    keys = torch.zeros(1, 2, 3, 16)
+    cache.update(keys, keys, layer_idx)
+    return cache
+
+def recording(cache):
+    cache.activate_past_recording()
+    return cache
+
+MAKERS = {
+    "StaticCache": lambda: updated(cu.StaticCache(config=config, max_cache_len=16)),
+    "SlidingWindowCache": lambda: updated(cu.SlidingWindowCache(config=config, max_cache_len=16)),
+    "DynamicCache": lambda: updated(cu.DynamicCache(config=config)),
+    "EncoderDecoderCache(StaticCache)": lambda: cu.EncoderDecoderCache(
+        updated(cu.StaticCache(config=config, max_cache_len=16)), cu.DynamicCache()),
+    "EncoderDecoderCache(DynamicCache, StaticCache)": lambda: cu.EncoderDecoderCache(
+        updated(cu.DynamicCache()), cu.StaticCache(config=config, max_cache_len=16)),
+    "Cache(StaticLayer, DynamicLayer)": lambda: updated(
+        cu.Cache(layers=[cu.StaticLayer(max_cache_len=16), cu.DynamicLayer()])),
+    "StaticCache(linear attention)": lambda: updated(cu.StaticCache(config=linear, max_cache_len=16), 1),
+}
+if hasattr(cu.Cache, "activate_past_recording"):
+    MAKERS["StaticCache(linear attention) recording"] = lambda: updated(
+        recording(cu.StaticCache(config=linear, max_cache_len=16)), 1)
+    MAKERS["EncoderDecoderCache(that)"] = lambda: cu.EncoderDecoderCache(
+        updated(recording(cu.StaticCache(config=linear, max_cache_len=16)), 1), cu.DynamicCache())
+
+def facts(make):
+    cache = make()
+    return [bool(cache.is_compileable), type(cache.get_seq_length()).__name__]
+
+print(json.dumps({"version": transformers.__version__, "facts": {name: facts(make) for name, make in MAKERS.items()}}))
+"""
+
+COMPILEABLE_FACTS = {
+    "StaticCache": [True, "Tensor"],
+    "SlidingWindowCache": [True, "Tensor"],
+    "DynamicCache": [False, "int"],
+    "EncoderDecoderCache(StaticCache)": [True, "Tensor"],
+    "EncoderDecoderCache(DynamicCache, StaticCache)": [False, "int"],
+    "Cache(StaticLayer, DynamicLayer)": [False, "Tensor"],
+    "StaticCache(linear attention)": [True, "Tensor"],
+}
+"""(`is_compileable`, the type of `get_seq_length()`) of each cache in 5.5.3 and 5.24.0."""
+
+RECORDING_FACTS = {
+    "StaticCache(linear attention) recording": [False, "Tensor"],
+    "EncoderDecoderCache(that)": [False, "Tensor"],
+}
+"""From 5.24.0 (`activate_past_recording`, which assisted generation calls on its caches)."""
+
+
+@pytest.mark.parametrize("version", CHECKED_RELEASES)
+def test_a_cache_that_is_not_compileable_may_have_a_tensor_length(version: str) -> None:
+    """Why `not c.is_compileable` proves nothing of `c`'s length: every release has a tensor-length
+    cache that is not compileable (a `Cache` of a static and a dynamic layer; from 5.24.0 also a
+    `StaticCache` of a linear-attention model once it records its past, as an assistant model's does),
+    though the table's own tensor-length classes are compileable and `EncoderDecoderCache` follows its
+    self-attention cache."""
+    code = f"import sys; sys.path[:0] = {release_path(version)!r}\n{COMPILEABLE_PROBE}"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    probed = json.loads(result.stdout.strip().splitlines()[-1])
+    assert probed["version"] == version
+    expected = COMPILEABLE_FACTS | (RECORDING_FACTS if version != "5.5.3" else {})
+    assert probed["facts"] == expected
+    assert any(not compileable and length == "Tensor" for compileable, length in probed["facts"].values())

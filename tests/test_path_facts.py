@@ -787,3 +787,326 @@ def test_deeply_nested_and_or_tests_are_narrowed_in_bounded_time() -> None:
             return x
         """
     assert codes(code) == [(4, "SLG002")]
+
+
+# ----- issue 25 pattern 8a: a name bound to a value that cannot be None is not None until rebound -----
+
+DEAD_RETEST = [
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, position_ids=None, cache_position=None):
+            if cache_position is None:
+                cache_position = torch.arange(x.shape[1])
+            if position_ids is None:
+                position_ids = cache_position.unsqueeze(0)
+            if position_ids is None:
+                past = cache.get_seq_length()
+                position_ids = torch.arange(past, past + x.shape[1])
+            return position_ids
+        """,
+        id="re-test-after-a-tensor-method",  # many model zoos: position_ids is a tensor on both paths
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(x.shape[1])
+            if ids is not None:
+                return ids
+            return x[:, cache.get_seq_length():]
+        """,
+        id="the-rest-after-a-true-is-not-none-return",  # the `return ids` always runs
+    ),
+    pytest.param(
+        """
+        class Window:
+            pass
+
+        def forward(x, cache, a=None, b=None, c=None, d=None, e=None, f=None):
+            if a is None:
+                a = 0
+            if b is None:
+                b = [row for row in x]
+            if c is None:
+                c = x.shape
+            if d is None:
+                d = len(x) + 1
+            if e is None:
+                e = Window()
+            if f is None:
+                f = a or 1
+            if a is None or b is None or c is None or d is None or e is None or f is None:
+                return x[:, cache.get_seq_length():]
+            return x
+        """,
+        id="literal-comprehension-shape-len-constructor-or",  # none of these values can be None
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, mask=None):
+            mask = torch.ones(x.shape) if mask is None else mask
+            if mask is None:
+                return x[:, cache.get_seq_length():]
+            return mask
+        """,
+        id="if-expression-whose-arms-cannot-be-none",  # the else arm runs only where mask is not None
+    ),
+]
+
+
+@pytest.mark.parametrize("code", DEAD_RETEST)
+def test_a_re_test_after_a_binding_that_cannot_be_none_is_dead(code: str) -> None:
+    assert codes(code) == []
+
+
+LIVE_RETEST = [
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, position_ids=None):
+            if position_ids is None:
+                position_ids = make_positions(x)
+            if position_ids is None:
+                past = cache.get_seq_length()
+                position_ids = torch.arange(past, past + x.shape[1])
+            return position_ids
+        """,
+        [(8, "SLG003"), (8, "SLG003")],
+        id="an-arbitrary-call-may-return-none",  # make_positions may return None
+    ),
+    pytest.param(
+        """
+        from typing import Optional
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.jit.annotate(Optional[torch.Tensor], None)
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(8, "SLG002")],
+        id="a-torch-function-that-returns-its-argument",  # torch.jit.annotate(..., None) is None
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None, other=None):
+            if ids is None:
+                ids = torch.arange(3)
+            ids = other
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(8, "SLG002")],
+        id="rebound-to-a-value-that-may-be-none",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(self, x, cache):
+            if self.ids is not None:
+                reset(self)
+                if self.ids is None:
+                    return x[:, cache.get_seq_length():]
+            return x
+        """,
+        [(7, "SLG002")],
+        id="an-attribute-a-call-may-change",  # reset may set self.ids = None: only plain names are decided
+    ),
+    pytest.param(
+        """
+        import torch
+
+        IDS = None
+
+        def forward(x, cache):
+            global IDS
+            if IDS is None:
+                IDS = torch.arange(3)
+            reset_ids()
+            if IDS is None:
+                return x[:, cache.get_seq_length():]
+            return x
+        """,
+        [(11, "SLG002")],
+        id="a-global-a-call-may-rebind",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None, fallback=None):
+            if ids is None:
+                ids = fallback or torch.arange(3)
+            if ids is None:
+                ids = x
+            ids = fallback and torch.arange(3)
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(10, "SLG002")],
+        id="an-and-may-give-none",  # `fallback and ...` is fallback (maybe None) where it is falsy
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids, value):
+            if ids is None:
+                ids = torch.arange(3)
+            match value:
+                case ids:
+                    pass
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(10, "SLG002")],
+        id="a-case-pattern-rebinds-the-name",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            from helpers import ids
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(8, "SLG002")],
+        id="an-import-rebinds-the-name",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            try:
+                ids = None
+                ids = torch.arange(risky())
+            except ValueError:
+                if ids is None:
+                    return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(11, "SLG002")],
+        id="a-handler-after-an-exception-part-way",  # risky() raised while ids was None
+    ),
+    pytest.param(
+        """
+        import contextlib
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            with contextlib.suppress(ValueError):
+                ids = None
+                ids = torch.arange(risky())
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(11, "SLG002")],
+        id="a-with-that-suppresses-an-exception-part-way",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, items, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            for item in items:
+                ids = None
+                if item:
+                    break
+                ids = torch.arange(item)
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(12, "SLG002")],
+        id="a-break-part-way-through-a-loop",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, items, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            for item in items:
+                if ids is None:
+                    return x[:, cache.get_seq_length():]
+                ids = None
+                if item:
+                    continue
+                ids = torch.arange(item)
+            return ids
+        """,
+        [(8, "SLG002")],
+        id="a-continue-part-way-through-a-loop",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+            try:
+                ids = None
+                ids = torch.arange(risky())
+            finally:
+                if ids is None:
+                    print(x[:, cache.get_seq_length():])
+            return ids
+        """,
+        [(11, "SLG002")],
+        id="a-finally-after-an-exception-part-way",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, ids=None):
+            if ids is None:
+                ids = torch.arange(3)
+
+            def reset():
+                nonlocal ids
+                ids = None
+
+            reset()
+            if ids is None:
+                return x[:, cache.get_seq_length():]
+            return ids
+        """,
+        [(13, "SLG002")],
+        id="a-nested-function-rebinds-it-nonlocal",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), LIVE_RETEST)
+def test_a_re_test_after_a_binding_that_may_be_none_stays_live(code: str, expected: list[tuple[int, str]]) -> None:
+    assert codes(code) == expected

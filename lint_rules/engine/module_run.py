@@ -10,6 +10,7 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from lint_rules.engine.closures import closure_getters, getter_aliases, reads_any
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, Definition, first_line_of
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_text import lines_mentioning
@@ -45,6 +46,8 @@ class ModuleRun:
         self._scopes_to_walk: list[Scope] = []
         self._scopes_found_for: list[int] | None = None
         self._attribute_kinds: dict[int, dict[str, str]] = {}
+        self._closure_getters: dict[int, frozenset[str]] = {}
+        self._getter_aliases: dict[int, dict[str, int]] = {}
 
     def mentions(self, node: ast.stmt) -> bool:
         """Whether a source method's name occurs in the lines of `node`."""
@@ -97,8 +100,12 @@ class ModuleRun:
             self._scopes_found_for = self.source_lines
         return self._scopes_to_walk
 
-    def definition_scopes(self, definitions: list[Definition]) -> Iterator[Scope]:
+    def definition_scopes(self, definitions: list[Definition], closures: bool = False) -> Iterator[Scope]:
+        """`closures`: the definitions are nested in a function, so the ones that read a bound source
+        method of the functions around them (`closure_getters`) are walked too."""
         mentioning = self.definitions_holding_a_mention(definitions)
+        if closures:
+            mentioning |= {id(definition) for definition in definitions if self.reads_closure_getter(definition)}
         for definition in definitions:
             if id(definition) not in mentioning:
                 continue
@@ -107,7 +114,7 @@ class ModuleRun:
                     yield Scope(definition.qualname, definition.node, definition.node.body)
             else:
                 yield self.function_scope(definition)
-                yield from self.definition_scopes(self.facts.definitions.nested_in(definition))
+                yield from self.definition_scopes(self.facts.definitions.nested_in(definition), closures=True)
 
     def definitions_holding_a_mention(self, definitions: list[Definition]) -> set[int]:
         """The ids of the definitions whose lines hold a source line (`mentions`), found from each
@@ -122,6 +129,34 @@ class ModuleRun:
                     found.add(id(around))
                 around = around.parent
         return found
+
+    def reads_closure_getter(self, definition: Definition) -> bool:
+        getters = self.closure_getters(definition)
+        return bool(getters) and reads_any(definition, getters)
+
+    def closure_getters(self, definition: Definition | None) -> frozenset[str]:
+        """The bound source methods the function reads from the functions around it (`closures`)."""
+        if definition is None:
+            return frozenset()
+        key = id(definition.node)
+        if key not in self._closure_getters:
+            self._closure_getters[key] = closure_getters(definition, self.getter_aliases)
+        return self._closure_getters[key]
+
+    def visible_getters(self, definition: Definition | None, line: int) -> frozenset[str]:
+        """What a lambda on `line` of the function reads as a bound source method besides what the walk
+        knows there: the function's aliases bound on a later line (it reads their final value) and
+        those it reads from the functions around it."""
+        if definition is None:
+            return frozenset()
+        later = frozenset(name for name, last in self.getter_aliases(definition).items() if last > line)
+        return later | self.closure_getters(definition)
+
+    def getter_aliases(self, definition: Definition) -> dict[str, int]:
+        key = id(definition.node)
+        if key not in self._getter_aliases:
+            self._getter_aliases[key] = getter_aliases(definition, self.facts)
+        return self._getter_aliases[key]
 
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)
@@ -146,6 +181,8 @@ class ModuleRun:
         self._scopes_found_for = None
         self.origins.clear()
         self.fix_plans.clear()
+        self._closure_getters.clear()
+        self._getter_aliases.clear()
 
     def origin_for(
         self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False

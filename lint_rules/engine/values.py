@@ -375,6 +375,9 @@ class ValueWalker:
     def lambda_body(self, node: ast.Lambda, state: State) -> None:
         """The body runs when the lambda is called, which its gate (if any) does not decide."""
         inner = state.copy()
+        if self.may_read_getter(node):  # it reads the alias's final value (`closures`)
+            for name in self.run.visible_getters(self.scope.definition, node.lineno):
+                inner.kinds[name] = SOURCE_GETTER
         for argument in ast.walk(node.args):
             if isinstance(argument, ast.arg):
                 inner.bind(argument.arg, CLEAN)
@@ -383,6 +386,12 @@ class ValueWalker:
             self.value(node.body, inner)
         finally:
             self.gated_parts = gated
+
+    def may_read_getter(self, node: ast.Lambda) -> bool:
+        """Cheaply: the lambda calls a plain name (what a bound source method alias is called as)."""
+        return self.scope.definition is not None and any(
+            isinstance(call, ast.Call) and isinstance(call.func, ast.Name) for call in ast.walk(node.body)
+        )
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, state: State) -> None:
         inner = state.copy()

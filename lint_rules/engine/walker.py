@@ -21,7 +21,15 @@ from lint_rules.engine.narrowing import (
     static_truth,
     subject_key,
 )
-from lint_rules.engine.taint import CLEAN, INT, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
+from lint_rules.engine.never_none import (
+    is_never_none,
+    names_tested_for_none,
+    none_truth,
+    shared_names,
+    stored_names,
+    text_of,
+)
+from lint_rules.engine.taint import CLEAN, INT, SOURCE_GETTER, TENSOR, Origin, ParameterOrigin, State, Taint, key_of
 from lint_rules.engine.values import ValueWalker
 
 LOOP_PASSES = 4
@@ -38,9 +46,17 @@ class FunctionWalker(ValueWalker):
     constants: dict[str, object] | None = None
     candidate_names: set[str] | None = None
     """The names whose value the scope knows (`function_constants`), found at the first `if` that needs them."""
+    tested_for_none: frozenset[str] | None = None
+    """The plain names the scope compares with None (`names_tested_for_none`), found at the first binding."""
+    declared_shared: frozenset[str] | None = None
+    """The names a call may rebind (`shared_names`), found at the first test they may decide."""
+    stored: dict[int, frozenset[str]] | None = None
+    """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
 
     def walk(self) -> None:
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.annotated_parameters)
+        for name in self.run.closure_getters(self.scope.definition):  # `n = c.get_seq_length` around it
+            state.kinds[name] = SOURCE_GETTER
         if self.seeded:
             for position, parameter in enumerate(self.scope.parameters):
                 state.taint[parameter] = frozenset({ParameterOrigin(parameter, position)})
@@ -78,7 +94,9 @@ class FunctionWalker(ValueWalker):
                 self.value(item.context_expr, state)
                 if item.optional_vars is not None:
                     self.bind_target(item.optional_vars, CLEAN, "", state)
-            return self.walk_block(node.body, state)
+            after_with = self.walk_block(node.body, state)
+            self.forget_stored_names(after_with, node, node.body)  # the context manager may suppress an exception
+            return after_with
         elif isinstance(node, (ast.Try, ast.TryStar)):
             return self.walk_try(node, state)
         elif isinstance(node, ast.Match):
@@ -96,6 +114,9 @@ class FunctionWalker(ValueWalker):
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 state.bind(key_of(target), CLEAN)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):  # rebinds names: what a test told of them is gone
+            for alias in node.names:
+                state.paths.forget((alias.asname or alias.name).partition(".")[0])
         elif isinstance(node, DEFINITION_STATEMENTS):
             for header_part in definition_header(node):
                 self.value(header_part, state)
@@ -115,12 +136,24 @@ class FunctionWalker(ValueWalker):
             return
         taint = self.value(value, state)
         kind = self.kind_of(value, state)
+        never_none = self.never_none_names(targets, value, state)
         for target in targets:
             if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
                 self.uses.int_binding(value, taint, key_of(target), annotated=False)
             self.bind_target(target, taint, kind, state)
+        state.paths.not_none.update(never_none)
         if isinstance(targets[-1], ast.Name):
             self.remember_flag(targets[-1].id, value, state)
+
+    def never_none_names(self, targets: Sequence[ast.expr], value: ast.expr, state: State) -> list[str]:
+        """The plain names among `targets` that a later `is None` test asks about, when `value` cannot be
+        None (`never_none`): such a test is decided until they are rebound."""
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
+        if not names or not is_never_none(value, state, self.module):
+            return []
+        if self.tested_for_none is None:
+            self.tested_for_none = names_tested_for_none(text_of(self.scope.body_owner, self.module.source))
+        return [name for name in names if name in self.tested_for_none]
 
     def remember_flag(self, name: str, value: ast.expr, state: State) -> None:
         """`is_dynamic = isinstance(c, DynamicCache)`: a later `if is_dynamic:` narrows like the test."""
@@ -135,7 +168,9 @@ class FunctionWalker(ValueWalker):
         if ex.is_int_annotation(node.annotation) and taint and not self.guarded_next(node.target, following):
             self.uses.int_binding(node.value, taint, ast.unparse(node.target), annotated=True)
         annotated_kind = INT if ex.is_int_annotation(node.annotation) else ""
+        never_none = self.never_none_names([node.target], node.value, state)
         self.bind_target(node.target, taint, self.kind_of(node.value, state) or annotated_kind, state)
+        state.paths.not_none.update(never_none)
 
     def walk_augmented_assign(self, node: ast.AugAssign, state: State) -> None:
         key = key_of(node.target)
@@ -161,6 +196,8 @@ class FunctionWalker(ValueWalker):
     def walk_if(self, node: ast.If, state: State) -> State | None:
         self.bool_use(node.test, state)
         truth = self.known_truth(node.test)
+        if truth is None and state.paths.not_none and none_truth(node.test, state.paths.not_none, ()) is not None:
+            truth = none_truth(node.test, state.paths.not_none, self.shared_names())
         walked = [
             (body, branch) for body, branch in ((node.body, True), (node.orelse, False)) if truth in (None, branch)
         ]
@@ -193,6 +230,24 @@ class FunctionWalker(ValueWalker):
             )
         return static_truth(test, self.constants)
 
+    def forget_stored_names(self, state: State | None, owner: ast.stmt, statements: Sequence[ast.stmt]) -> None:
+        """A path the walk does not follow may leave `statements` part way (an exception caught in a
+        handler, run by `finally` or suppressed by a `with`, a `break` or `continue`): a name they bind
+        may hold any value they bind it to, or the one before, so it is no longer known not None."""
+        if state is None or not state.paths.not_none:
+            return
+        if self.stored is None:
+            self.stored = {}
+        if id(owner) not in self.stored:
+            self.stored[id(owner)] = stored_names(statements)
+        state.paths.not_none -= self.stored[id(owner)]
+
+    def shared_names(self) -> frozenset[str]:
+        """The names a call may rebind (`shared_names`)."""
+        if self.declared_shared is None:
+            self.declared_shared = shared_names(self.scope.body, text_of(self.scope.body_owner, self.module.source))
+        return self.declared_shared
+
     def enclosing_definition(self) -> Definition | None:
         """The definition around the scope's body: the `def` or class the scope's own `def` or class
         is nested in, or (a lambda's scope) the definition the lambda is written in."""
@@ -207,6 +262,7 @@ class FunctionWalker(ValueWalker):
         for _ in range(LOOP_PASSES):
             self.statement = self.uses.statement = node
             loop_state = entry.copy()
+            self.forget_stored_names(loop_state, node, node.body)  # a `continue` or `break` part way through
             if isinstance(node, ast.While):
                 self.bool_use(node.test, loop_state)
                 body_state = narrow(node.test, loop_state.copy(), True, self.module, self.scope)
@@ -224,6 +280,7 @@ class FunctionWalker(ValueWalker):
     def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
         after_body = self.walk_block(node.body, state.copy())
         handler_entry = State.merge([state, after_body]) or state
+        self.forget_stored_names(handler_entry, node.body[0], node.body)  # an exception part way through the body
         handlers = []
         for handler in node.handlers:
             handler_state = handler_entry.copy()
@@ -233,7 +290,10 @@ class FunctionWalker(ValueWalker):
         after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
         merged = State.merge([after_else, *handlers])
         if node.finalbody:
-            after_finally = self.walk_block(node.finalbody, merged or handler_entry.copy())
+            left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
+            finally_entry = merged or handler_entry.copy()
+            self.forget_stored_names(finally_entry, node, left_part_way)
+            after_finally = self.walk_block(node.finalbody, finally_entry)
             return after_finally if merged else None  # `finally` runs even when every path exits
         return merged
 
@@ -244,6 +304,8 @@ class FunctionWalker(ValueWalker):
         ends = []
         for case in node.cases:
             case_state = state.copy()
+            for captured in captured_names(case.pattern):  # `case x:` rebinds x
+                case_state.paths.forget(captured)
             if case.guard is not None:
                 self.statement = self.uses.statement = node  # the guard belongs to the `match`, not the last case
                 self.bool_use(case.guard, case_state)
@@ -282,6 +344,17 @@ def definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDe
         return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
     defaults = [default for default in node.args.kw_defaults if default is not None]
     return [*node.decorator_list, *node.args.defaults, *defaults]
+
+
+def captured_names(pattern: ast.pattern) -> list[str]:
+    """The names a `case` pattern binds (`case x:`, `case [a, *rest]:`, `case {**rest}:`)."""
+    names = []
+    for node in ast.walk(pattern):
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.append(node.rest)
+    return names
 
 
 def compares_by_value(pattern: ast.pattern) -> bool:
