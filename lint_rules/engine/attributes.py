@@ -13,7 +13,7 @@ import ast
 from collections.abc import Iterable
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.binding_forms import UnfollowedBindings, UnfollowedReader, lines_within
+from lint_rules.engine.binding_forms import UnfollowedBindings, UnfollowedReader, lines_within, mentions
 from lint_rules.engine.counters import INT_KEEPING_OPERATORS, INT_VALUE, CountReader, Function
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, simple_statements, statements_within
 from lint_rules.engine.module_text import BINDING_NODES, bound_names
@@ -57,13 +57,14 @@ def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = N
         for statement in cls.body
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    record_class_level(found, cls)
+    lines = lines_within(expression_lines, cls)
+    record_class_level(found, cls, lines)
     functions = [
         node for node in simple_statements(cls.body) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
     bound_in: dict[int, tuple[Function, bool]] = {}
     followed: set[int] = set()
-    reader = UnfollowedReader(receiver_names(cls, functions), followed, lines_within(expression_lines, cls))
+    reader = UnfollowedReader(receiver_names(cls, functions), followed, lines)
     for function in functions:  # each `def` of the class body (a property's setter too), and what they nest
         reader.read(function)
         for node in statements_within(function.body, into_definitions=True):
@@ -76,9 +77,10 @@ def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = N
     return found
 
 
-def record_class_level(found: AttributeBindings, cls: ast.ClassDef) -> None:
+def record_class_level(found: AttributeBindings, cls: ast.ClassDef, lines: list[int] | None) -> None:
     """The class body's own bindings (not its methods' bodies): `n = v` and `n: T = v` bind `v`
-    (an element of a display unpacked in parallel its own); any other form binds UNKNOWN_VALUE."""
+    (an element of a display unpacked in parallel its own); any other form binds UNKNOWN_VALUE.
+    `lines`: the class's lines where a walrus may be (None: anywhere)."""
     followed: set[int] = set()
     for statement in simple_statements(cls.body):
         if isinstance(statement, ast.AnnAssign) and statement.value is None:
@@ -89,11 +91,24 @@ def record_class_level(found: AttributeBindings, cls: ast.ClassDef) -> None:
                     if isinstance(element, ast.Name):
                         followed.add(id(element))
                         found.class_level.setdefault(element.id, []).append(value)
-        nodes = [statement] if isinstance(statement, DEFINITION_STATEMENTS) else own_nodes(statement)
-        for node in nodes:
+        for node in class_level_binders(statement, lines):
             if isinstance(node, BINDING_NODES) and id(node) not in followed:
                 for bound in bound_names(node):
                     found.class_level.setdefault(bound, []).append(UNKNOWN_VALUE)
+
+
+def class_level_binders(statement: ast.stmt, lines: list[int] | None) -> list[ast.AST]:
+    """The nodes of a class-level statement that may bind a name: a `def` or class itself; an
+    assignment's targets, or nothing for an expression statement, unless a walrus may be in it."""
+    if isinstance(statement, DEFINITION_STATEMENTS):
+        return [statement]
+    if lines is not None and not (lines and mentions(lines, statement)):
+        if isinstance(statement, ast.Expr):
+            return []
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            return [node for target in targets for node in ast.walk(target)]
+    return own_nodes(statement)
 
 
 def own_nodes(statement: ast.stmt) -> list[ast.AST]:

@@ -61,9 +61,13 @@ class UnfollowedReader:
     def read(self, statement: ast.stmt) -> None:
         if isinstance(statement, DEFINITION_STATEMENTS) and statement.name in HOOK_METHODS:
             self.found.opaque = True
-        if isinstance(statement, ast.Assign) and ex.dotted_name(statement.value) in self.receivers:
+        targets = statement_targets(statement)
+        if not targets and self.expression_lines == []:
+            return  # nothing bound, no expression-level form in the class
+        value = getattr(statement, "value", None)
+        if isinstance(value, ast.Name) and value.id in self.receivers and isinstance(statement, ast.Assign):
             self.aliases.update(target.id for target in statement.targets if isinstance(target, ast.Name))
-        for target in statement_targets(statement):
+        for target in targets:
             for leaf in target_leaves(target):
                 read_target(self.found, leaf, self.receivers, self.followed, self.elsewhere)
         lines = self.expression_lines
