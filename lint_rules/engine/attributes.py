@@ -3,9 +3,9 @@ to each, the attributes a method is called on, and the annotations given to them
 
 Every binding of an attribute counts: a form whose value is followed (`self.n = v`, `self.n: T = v`,
 `self.n += v`, an element of `self.a, self.b = x, y` or of `self.a, self.b = t.shape`, `for self.n in
-range(k)`, `setattr(self, "n", v)`) binds that value; any other (another unpacking, a starred target,
-a `for` or `with ... as` target, `del`, a comprehension target, a nested function's binding, a
-receiver named otherwise) binds UNKNOWN_VALUE, which is neither a count nor a tensor."""
+range(k)`, `setattr(self, "n", v)`, in a method or a function nested in one) binds that value; any
+other (`binding_forms.py`) binds UNKNOWN_VALUE, which is neither a count nor a tensor. The class body
+binds its defaults (`class_level`): `n = v` binds `v`, a `def` (a property) or any other form UNKNOWN_VALUE."""
 
 from __future__ import annotations
 

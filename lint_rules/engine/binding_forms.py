@@ -1,7 +1,7 @@
 """The bindings of a class's attributes that `attributes.py` does not follow with a value: every
 other way a class may bind `self.attr` (an unpacking, a starred, loop, `with ... as` or comprehension
-target, `del`, a nested function, another receiver name or an alias of `self`), `setattr` and
-`delattr`, and the hooks that let it bind any attribute (`setattr(self, name, v)`, `self.__dict__`,
+target, `del`, another receiver name, `type(self)`, the class's name or an alias of `self`), `setattr`
+and `delattr`, and the hooks that let it bind any attribute (`setattr(self, name, v)`, `self.__dict__`,
 `vars(self)`, `__setattr__`, `__getattr__`).
 
 Statements are read one by one (its functions', nested ones too); the expressions
