@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor, self_attribute
+from lint_rules.engine.binding_forms import expression_lines_of
 from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.caches import (
     INT_LENGTH,
@@ -26,6 +27,7 @@ from lint_rules.engine.caches import (
     is_transformers_module,
     length_kind_of_transformers_class,
 )
+from lint_rules.engine.counters import bindings_of
 from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
@@ -83,6 +85,9 @@ class ClassFacts:
         self._tensor_attributes: dict[int, frozenset[str]] = {}
         self._int_attributes: dict[int, frozenset[str]] = {}
         self._bindings: dict[int, AttributeBindings] = {}
+        self._subclasses: dict[int, list[ast.ClassDef]] | None = None
+        self._rebinding_subclasses: dict[str, bool] = {}
+        self._expression_lines: list[int] | None = None
 
     # ----- where names come from --------------------------------------------------------------
 
@@ -149,7 +154,32 @@ class ClassFacts:
         if self.declared_kind(module, original):
             return INT_LENGTH
         other = self.other_module(module)
-        return other.length_kind_of_name(original) if other is not None else ""
+        kind = other.length_kind_of_name(original) if other is not None else ""
+        return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
+
+    def a_subclass_rebinds_state(self, name: str) -> bool:
+        """A class of this module derives from the imported class `name` and binds (in its methods or
+        its body) an attribute that class binds to something other than an int: an object of the
+        imported class may be one of those."""
+        if name not in self._rebinding_subclasses:
+            found = self.class_named(name)
+            state = found[0].instance_attributes(found[1]) if found is not None else None
+            self._rebinding_subclasses[name] = any(
+                self.rebinds(self.bindings(member), state)
+                for member in self.classes.values()
+                if any(ex.dotted_name(base) == name for ancestor in self.lineage(member) for base in ancestor.bases)
+            )
+        return self._rebinding_subclasses[name]
+
+    @staticmethod
+    def rebinds(own: AttributeBindings, state: set[str] | None) -> bool:
+        """`own` binds an attribute of `state` (any, when None) to something other than an int."""
+        bound = [*own.values.items(), *own.class_level.items()]
+        return own.opaque or any(
+            not all(map(ex.is_structurally_int, values))
+            for attribute, values in bound
+            if state is None or attribute in state
+        )
 
     def transformers_kind(self, name: str) -> str:
         return length_kind_of_transformers_class(name, self.releases)
@@ -247,7 +277,34 @@ class ClassFacts:
             if elsewhere or len(inherited.get(attribute, [])) > len(values) or attribute == "layers"
             for value in values
         ]
-        return all(map(ex.is_structurally_int, shared))
+        state = self.instance_attributes(cls)
+        shadowed = [  # a default, a property or a method in the class body over state the bases bind
+            value
+            for attribute, values in own.class_level.items()
+            if state is None or attribute in state
+            for value in values
+        ]
+        return not own.opaque and all(map(ex.is_structurally_int, [*shared, *shadowed]))
+
+    def instance_attributes(self, cls: ast.ClassDef) -> set[str] | None:
+        """The attributes the lineage binds in its methods, bases in sibling modules read too; None
+        when a base is neither found nor one of transformers' (anything may be state)."""
+        names, _ = self.lineage_bindings(cls)
+        found = set(names)
+        for member in self.lineage(cls):
+            for base in member.bases:
+                name = ex.dotted_name(base)
+                if name in self.classes or name.rpartition(".")[0] in TRANSFORMERS_MODULES:
+                    continue
+                imported = self.imports().get(name)
+                if imported is not None and is_transformers_module(imported[0]):
+                    continue
+                other = self.class_named(name)
+                inner = other[0].instance_attributes(other[1]) if other is not None else None
+                if inner is None:
+                    return None
+                found |= inner
+        return found
 
     def adds_only_int_length_layers(self, cls: ast.ClassDef) -> bool:
         """Only int-length objects go into `self.layers`, or a container the bases fill."""
@@ -385,15 +442,34 @@ class ClassFacts:
         return None
 
     def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
-        """`self.attr` names every binding of which, in the class and its same-module bases, is an int."""
+        """`self.attr` names every binding of which is an int: in its methods, a class body's default
+        (a property or any other form there is not one), in the class, its same-module bases and its
+        same-module subclasses (an instance of one may stand where the class is expected). None
+        when one of them may bind any attribute (`setattr(self, name, v)`, `self.__dict__`)."""
         if id(cls) not in self._int_attributes:
-            values, called = self.lineage_bindings(cls)
+            members = [*self.lineage(cls), *self.subclasses(cls)]
+            bindings = [self.bindings(member) for member in members]
+            bound: dict[str, list[ast.expr]] = {}
+            for binding in bindings:
+                for attribute, values in [*binding.values.items(), *binding.class_level.items()]:
+                    bound.setdefault(attribute, []).extend(values)
+            called = {attribute for binding in bindings for attribute in binding.called}
+            opaque = any(binding.opaque for binding in bindings)
             self._int_attributes[id(cls)] = frozenset(
                 attribute
-                for attribute, bound in values.items()
-                if attribute not in called and all(map(ex.is_structurally_int, bound))
+                for attribute, values in bound.items()
+                if not opaque and attribute not in called and all(map(ex.is_structurally_int, values))
             )
         return self._int_attributes[id(cls)]
+
+    def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """The module's classes that have `cls` among their bases, however far up."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for member in self.classes.values():
+                for base in self.lineage(member)[1:]:
+                    self._subclasses.setdefault(id(base), []).append(member)
+        return self._subclasses.get(id(cls), [])
 
     def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
         """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
@@ -419,8 +495,14 @@ class ClassFacts:
 
     def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
         if id(cls) not in self._bindings:
-            self._bindings[id(cls)] = attribute_bindings(cls)
+            self._bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
         return self._bindings[id(cls)]
+
+    def expression_lines(self) -> list[int] | None:
+        """The lines where a binding form inside an expression may be (None: no text, look everywhere)."""
+        if self._expression_lines is None and self.text is not None:
+            self._expression_lines = expression_lines_of(self.text)
+        return self._expression_lines
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         return class_lineage(cls, self.classes)
@@ -565,12 +647,8 @@ def returns_only_ints(
     ints, as the length of an int-length object it holds (`delegated`), or through a local every
     binding of which is one of those."""
     returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
-    local_values: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                if isinstance(target, ast.Name):
-                    local_values.setdefault(target.id, []).append(node.value)
+    local_values = bindings_of(function)  # a loop, `with`, walrus or unpacking target binds None
+    parameters = {argument.arg for argument in ex.arguments_of(function)}
 
     def is_int(value: ast.expr, through_locals: bool = True) -> bool:
         if isinstance(value, ast.IfExp):
@@ -579,7 +657,9 @@ def returns_only_ints(
         if key.startswith("self.") and key.count(".") == 1:
             return key.removeprefix("self.") in int_attributes
         if isinstance(value, ast.Name) and through_locals and value.id in local_values:
-            return all(is_int(bound, through_locals=False) for bound in local_values[value.id])
+            return value.id not in parameters and all(
+                bound is not None and is_int(bound, through_locals=False) for bound in local_values[value.id]
+            )
         return ex.is_structurally_int(value) or delegated(value)
 
     return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)

@@ -20,6 +20,18 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 MAX_DEPTH = 3
 """How many method calls deep a count is followed (`self.seen = self._validate(n)`)."""
 COUNTING_BUILTINS = frozenset({"int", "len", "max", "min", "abs"})
+INT_KEEPING_OPERATORS = (
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.FloorDiv,
+    ast.Mod,
+    ast.LShift,
+    ast.RShift,
+    ast.BitAnd,
+    ast.BitOr,
+)
+"""`n op= v` with a count `v` keeps an int `n` an int (`/=` gives a float, `**=` may)."""
 INT_VALUE = ast.Constant(1)
 """Stands for a value known to be an int (an element of `x.shape`, a count bound to an attribute)."""
 
@@ -110,6 +122,8 @@ def bindings_of(method: Function) -> dict[str, list[ast.expr | None]]:
     found: dict[str, list[ast.expr | None]] = {}
     known: dict[int, ast.expr | None] = {}
     for node in ast.walk(method):
+        if isinstance(node, ast.AugAssign) and not isinstance(node.op, INT_KEEPING_OPERATORS):
+            continue
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 if isinstance(target, ast.Name):
