@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from lint_rules.engine.attribute_receivers import Receivers
+from lint_rules.engine.attribute_chains import Receivers
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
