@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
+from lint_rules.engine.attribute_receivers import receiver_length_kind
 from lint_rules.engine.caches import INT_LENGTH, REMOVED_CACHE_ATTRIBUTES
 from lint_rules.engine.definitions import Definition
 from lint_rules.engine.imported_calls import imported_function, imported_target
@@ -401,10 +402,14 @@ class ValueWalker:
         key = subject_key(receiver)
         if key and state.kind(key) == INT_LENGTH_CACHE:
             return True
-        return (
+        if (
             self.module.classes.constructed_kind(receiver, functools.partial(operands.held_length_kind, state))
             == INT_LENGTH
-        )
+        ):
+            return True
+        function = self.scope.definition.node if self.scope.definition is not None else None
+        function = function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        return receiver_length_kind(self.module.classes, cls, function, receiver) == INT_LENGTH
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 
