@@ -124,9 +124,18 @@ class ReceiverTyping:
             and self.facts.holds_only_int_length_objects(cls, receiver.value)
         ):
             return INT_LENGTH
+        if isinstance(receiver, ast.Name) and function is not None and self.parameter_is_not_int(receiver.id, function):
+            return ""  # the common case, `past_key_values: Cache | None`: no need to read the body
         types = self.of(receiver, cls, function, 0)
         kinds = {view.length_kind_of_name(name) for view, name in types or ()}
         return INT_LENGTH if kinds == {INT_LENGTH} else ""
+
+    def parameter_is_not_int(self, name: str, function: FunctionNode) -> bool:
+        for argument in ex.arguments_of(function):
+            if argument.arg == name and name != "self":
+                types = annotated(self.facts, argument.annotation) if argument.annotation is not None else None
+                return not types or any(view.length_kind_of_name(typed) != INT_LENGTH for view, typed in types)
+        return False
 
     def order(self, cls: ast.ClassDef, depth: int) -> list[tuple[ClassView, ast.ClassDef]] | None:
         if id(cls) not in self._orders:

@@ -187,14 +187,30 @@ def function_bindings(function: FunctionNode) -> dict[str, list[NameBinding]]:
         for name, binding in direct_bindings(node):
             direct.add(id(name))
             add(name.id, binding)
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in direct:
-            add(node.id, NameBinding("unknown", None))
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load) and id(node) not in direct:
+                add(node.id, NameBinding("unknown", None))
         elif isinstance(node, ast.arg):
             add(node.arg, NameBinding("unknown", None))
-        else:
+        elif isinstance(node, DECLARING):
             for name_text in declared_names(node):
                 add(name_text, NameBinding("unknown", None))
     return found
+
+
+DECLARING = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Import,
+    ast.ImportFrom,
+    ast.ExceptHandler,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.MatchMapping,
+)
 
 
 def direct_bindings(node: ast.AST) -> Iterator[tuple[ast.Name, NameBinding]]:
@@ -202,6 +218,8 @@ def direct_bindings(node: ast.AST) -> Iterator[tuple[ast.Name, NameBinding]]:
         for target in node.targets:
             if isinstance(target, ast.Name):
                 yield target, NameBinding("value", node.value)
+    elif not isinstance(node, (ast.AnnAssign, ast.For, ast.AsyncFor)):
+        return
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         yield node.target, NameBinding("annotation", node.annotation)
     elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
