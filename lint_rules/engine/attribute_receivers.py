@@ -43,7 +43,7 @@ from lint_rules.engine.attribute_stores import (
     module_stores,
 )
 from lint_rules.engine.caches import INT_LENGTH
-from lint_rules.engine.classes import ClassFacts, annotated_classes
+from lint_rules.engine.classes import ClassFacts, annotated_classes, is_transformers_module
 
 MAX_DEPTH = 6
 """How many steps one question may take (`a = b`, `b = self.x`, `self.x = f()`, ...)."""
@@ -74,22 +74,36 @@ def receiver_length_kind(
     """INT_LENGTH when every class the receiver may hold has an int length (or, for `self.layers[i]`,
     when the class facts show that container holds only int-length objects)."""
     typing = typing_of(facts)
-    if function is None:  # asked while a class's length kind is computed: kept by `ClassFacts` alone
-        return typing.length_kind(receiver, cls, function)
-    key = (id(receiver), id(function))
-    if key not in typing.receivers:
-        typing.receivers[key] = ""  # a question that reaches itself proves nothing
-        typing.receivers[key] = typing.length_kind(receiver, cls, function)
-    return typing.receivers[key]
+    _OPEN_QUESTIONS.append(typing)
+    try:
+        if function is None:  # asked while a class's length kind is computed: kept by `ClassFacts` alone
+            return typing.length_kind(receiver, cls, function)
+        key = (id(receiver), id(function))
+        if key not in typing.receivers:
+            typing.receivers[key] = ""  # a question that reaches itself proves nothing
+            typing.receivers[key] = typing.length_kind(receiver, cls, function)
+        return typing.receivers[key]
+    finally:
+        _OPEN_QUESTIONS.pop()
+        if not _OPEN_QUESTIONS:
+            for touched in _TOUCHED:
+                touched.forget_classes()
+            _TOUCHED.clear()
 
 
 _TYPINGS: weakref.WeakKeyDictionary[ClassView, ReceiverTyping] = weakref.WeakKeyDictionary()
+"""Each module's typing while its facts live: what it keeps refers to its own tree only (the classes
+an answer names, which refer to other modules' facts, are let go after each question)."""
+_OPEN_QUESTIONS: list[ReceiverTyping] = []
+_TOUCHED: list[ReceiverTyping] = []
 
 
 def typing_of(facts: ClassView) -> ReceiverTyping:
     typing = _TYPINGS.get(facts)
     if typing is None:
         typing = _TYPINGS[facts] = ReceiverTyping(facts)
+    if _OPEN_QUESTIONS and typing not in _TOUCHED:
+        _TOUCHED.append(typing)
     return typing
 
 
@@ -106,7 +120,7 @@ class ReceiverTyping:
     """The typing of one module's receivers (the module's stores and answers kept)."""
 
     def __init__(self, facts: ClassView) -> None:
-        self.facts = facts
+        self._facts = weakref.ref(facts)  # a strong one would keep every module's facts alive (the table's key)
         self._stores: AttributeStores | None = None
         self._bindings: dict[int, dict[str, list[NameBinding]]] = {}
         self._attributes: dict[tuple[int, str, bool], Types] = {}
@@ -115,6 +129,18 @@ class ReceiverTyping:
         self._enclosing: dict[int, tuple[FunctionNode, ast.ClassDef | None]] | None = None
         self._orders: dict[int, list[tuple[ClassView, ast.ClassDef]] | None] = {}
         self.receivers: dict[tuple[int, int], str] = {}
+
+    def forget_classes(self) -> None:
+        """Drop the answers that name classes (with their modules' facts): a strong reference to a
+        module's facts from here would keep it, and its tree, alive (this table's key)."""
+        self._attributes.clear()
+        self._orders.clear()
+
+    @property
+    def facts(self) -> ClassView:
+        facts = self._facts()
+        assert facts is not None  # asked only through `typing_of(facts)`
+        return facts
 
     def length_kind(self, receiver: ast.expr, cls: ast.ClassDef | None, function: FunctionNode | None) -> str:
         if (
@@ -243,8 +269,10 @@ class ReceiverTyping:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
                 return returned(self.facts, statement)
         imported = self.facts.imports().get(name)
-        other = self.facts.other_module(imported[0]) if imported is not None else None
-        return typing_of(other).function_returns(imported[1]) if other is not None and imported is not None else None
+        if imported is None or is_transformers_module(imported[0]):
+            return None  # transformers' modules are never read
+        other = self.facts.other_module(imported[0])
+        return typing_of(other).function_returns(imported[1]) if other is not None else None
 
     def method_returns(self, typed: Typed, method: str) -> Types:
         """What `obj.method(...)` returns on an object of the class: the definition its method
