@@ -369,3 +369,37 @@ DYNAMIC_SUBCLASS = """\
 def test_the_layers_a_transformers_cache_builds_itself_are_not_known(tmp_path: Path) -> None:
     """DynamicCache's own `__init__` fills `self.layers` with layers the package's code does not show."""
     assert lines_reported(tmp_path, {"layers": INT_LAYER, "cache": DYNAMIC_SUBCLASS}, "cache") == [17]
+
+
+def test_a_list_that_escapes_into_another_object_is_reported(tmp_path: Path) -> None:
+    """`registry = [cache.layers]`: whatever holds the alias may put anything in."""
+    escaped = COMPACT.replace(
+        "def find_cache(module)",
+        "def register(cache):\n        return [cache.layers]\n\n\n    def find_cache(module)",
+    )
+    assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": escaped}, "compact") == [23]
+
+
+def test_a_list_only_read_by_builtins_and_loops_stays_silent(tmp_path: Path) -> None:
+    """Must stay silent: `len(cache.layers)` and `for layer in cache.layers` keep no reference."""
+    read = COMPACT.replace(
+        "def find_cache(module)",
+        "def count(cache):\n        for layer in cache.layers:\n            layer.update(None)\n"
+        "        return len(cache.layers)\n\n\n    def find_cache(module)",
+    )
+    assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": read}, "compact") == []
+
+
+def test_an_attribute_bound_by_setattr_is_reported(tmp_path: Path) -> None:
+    dynamic = BASE_LAYER.replace(
+        "copied.base_layer = self.base_layer.copy()", 'setattr(copied, "base_layer", self.base_layer.copy())'
+    )
+    assert lines_reported(tmp_path, {"layers": COPYING_LAYER, "cache": dynamic}, "cache") == [14]
+
+
+def test_an_attribute_bound_in_the_class_body_is_reported(tmp_path: Path) -> None:
+    """`base_layer = make_layer()` in the class's body is what an instance reads until `__init__` runs."""
+    class_level = BASE_LAYER.replace(
+        "class SpeculativeCache:\n", "class SpeculativeCache:\n        base_layer = make_layer()\n\n"
+    )
+    assert lines_reported(tmp_path, {"layers": COPYING_LAYER, "cache": class_level}, "cache") == [16]

@@ -49,7 +49,7 @@ class AttributeStores:
         """`obj.attr += value` and `obj.attr.extend(value)`: the elements of `value` go in."""
         self.contents: dict[str, list[Store]] = {}
         """`obj.attr.append(v)`, `.insert(i, v)`, `obj.attr[i] = v`: `v` goes in; None where anything may
-        (another method, a slice store, an alias that escapes: `layers = self.layers`, `f(self.layers)`)."""
+        (another method, a slice store, an alias that escapes: see `escaping_attributes`)."""
 
     def add(self, table: dict[str, list[Store]], attribute: str, store: Store) -> None:
         table.setdefault(attribute, []).append(store)
@@ -69,6 +69,7 @@ def nodes_with_context(
     for statement in body:
         if isinstance(statement, ast.ClassDef):
             yield from nested_nodes(statement, cls, function)
+            yield statement, cls, function  # its own statements bind attributes too (`cache = None`)
             yield from nodes_with_context(statement.body, statement, None)
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield from nested_nodes(statement, cls, function)
@@ -97,23 +98,41 @@ def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, func
     def store(value: ast.expr | None) -> Store:
         return Store(value, cls, function)
 
+    if isinstance(node, ast.ClassDef):
+        record_class_body(found, node)
+        return
+
     if isinstance(node, ast.Assign):
         for target in node.targets:
             record_target(found, target, store(node.value), direct=True)
-        record_alias(found, node.value, store(None))
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
         record_target(found, node.target, store(node.value), direct=True)
-        record_alias(found, node.value, store(None))
     elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
         found.add(found.extended, node.target.attr, store(node.value))
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         record_target(found, node.target, store(None), direct=False)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
         record_target(found, node.optional_vars, store(None), direct=False)
-    elif isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
-        record_alias(found, node.value, store(None))
     elif isinstance(node, ast.Call):
         record_call(found, node, store)
+    for child in escaping_attributes(node):
+        found.add(found.contents, child.attr, store(None))
+
+
+def record_class_body(found: AttributeStores, cls: ast.ClassDef) -> None:
+    """`cache = None` in a class's body binds the attribute every instance reads until it binds its own."""
+    for statement in cls.body:
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        else:
+            continue
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    direct = name is target
+                    found.add(found.values, name.id, Store(value if direct else None, cls, None))
 
 
 def record_target(found: AttributeStores, target: ast.expr, store: Store, direct: bool) -> None:
@@ -129,11 +148,37 @@ def record_target(found: AttributeStores, target: ast.expr, store: Store, direct
         found.add(found.contents, target.value.attr, store if single else store._replace(value=None))
 
 
-def record_alias(found: AttributeStores, value: ast.expr, store: Store) -> None:
-    """`layers = self.layers`, `return self.layers`, `a, b = self.layers, x`: the container escapes."""
-    for element in value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]:
-        if isinstance(element, ast.Attribute):
-            found.add(found.contents, element.attr, store)
+def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
+    """The attributes read under `parent` as a whole object that may then be changed elsewhere:
+    `layers = self.layers`, `return self.layers`, `[self.layers]`, `f(self.layers)`. Not: a method
+    called on it or an attribute of it (`self.layers.append(v)`, recorded as such), an index of it,
+    a loop over it, a test of it, or a builtin that only reads it (`len(self.layers)`)."""
+    if isinstance(parent, (ast.Attribute, ast.Subscript, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.FormattedValue)):
+        return
+    if isinstance(parent, ast.Call) and ex.called_name(parent) in READING_CALLS:
+        return
+    for field, value in ast.iter_fields(parent):
+        if field in READ_ONLY_FIELDS.get(type(parent), ()):
+            continue
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
+                yield child
+            elif isinstance(child, ast.keyword) and isinstance(child.value, ast.Attribute):
+                yield child.value
+
+
+READ_ONLY_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
+    ast.For: ("iter",),
+    ast.AsyncFor: ("iter",),
+    ast.comprehension: ("iter",),
+    ast.If: ("test",),
+    ast.While: ("test",),
+    ast.IfExp: ("test",),
+    ast.Assert: ("test", "msg"),
+    ast.Expr: ("value",),
+    ast.Call: ("func",),
+}
+"""Fields of a node where an attribute read is not kept: iterated, tested, evaluated alone, called."""
 
 
 def record_call(found: AttributeStores, call: ast.Call, store: Callable[[ast.expr | None], Store]) -> None:
@@ -148,15 +193,11 @@ def record_call(found: AttributeStores, call: ast.Call, store: Callable[[ast.exp
             found.add(found.extended, attribute, store(call.args[0]))
         elif method not in KEEPING_METHODS:
             found.add(found.contents, attribute, store(None))
-    if ex.called_name(call) == "setattr" and len(call.args) >= 2:
+    called = ex.called_name(call)
+    if (called == "setattr" or called.endswith(".__setattr__")) and len(call.args) >= 2:
         name = call.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             found.add(found.values, name.value, store(None))
-    if ex.called_name(call) not in READING_CALLS:
-        for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
-            value = argument.value if isinstance(argument, ast.Starred) else argument
-            if isinstance(value, ast.Attribute):
-                found.add(found.contents, value.attr, store(None))
 
 
 class NameBinding(NamedTuple):
