@@ -403,3 +403,13 @@ def test_an_attribute_bound_in_the_class_body_is_reported(tmp_path: Path) -> Non
         "class SpeculativeCache:\n", "class SpeculativeCache:\n        base_layer = make_layer()\n\n"
     )
     assert lines_reported(tmp_path, {"layers": COPYING_LAYER, "cache": class_level}, "cache") == [16]
+
+
+def test_a_parameter_named_like_the_module_function_is_not_that_function(tmp_path: Path) -> None:
+    shadowed = COMPACT.replace("def attention(module, query):", "def attention(module, query, find_cache):")
+    assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": shadowed}, "compact") == [19]
+
+
+def test_a_module_function_rebound_at_module_level_proves_nothing(tmp_path: Path) -> None:
+    rebound = COMPACT + "\n\n    if ACTIVE:\n        find_cache = lambda module: None\n"
+    assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": rebound}, "compact") == [19]

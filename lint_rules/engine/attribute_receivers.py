@@ -127,6 +127,7 @@ class ReceiverTyping:
         self._provisional: dict[tuple[int, str, bool], Types] = {}
         self._provisional_reads: set[tuple[int, str, bool]] = set()
         self._enclosing: dict[int, tuple[FunctionNode, ast.ClassDef | None]] | None = None
+        self._module_bindings: dict[str, list[ast.AST]] | None = None
         self._orders: dict[int, list[tuple[ClassView, ast.ClassDef]] | None] = {}
         self.receivers: dict[tuple[int, int], str] = {}
 
@@ -240,6 +241,16 @@ class ReceiverTyping:
                         self._enclosing[id(node)] = (outer, cls)  # the innermost binder last
         return self._enclosing
 
+    @property
+    def module_bindings(self) -> dict[str, list[ast.AST]]:
+        """The statements that bind each name at module level (in its blocks too, not in definitions)."""
+        if self._module_bindings is None:
+            self._module_bindings = {}
+            for statement in module_level_statements(self.facts.tree.body):
+                for name in bound_names(statement):
+                    self._module_bindings.setdefault(name, []).append(statement)
+        return self._module_bindings
+
     def function_bindings(self, function: FunctionNode) -> dict[str, list[NameBinding]]:
         if id(function) not in self._bindings:
             self._bindings[id(function)] = function_bindings(function)
@@ -259,15 +270,27 @@ class ReceiverTyping:
             if receiver is None:
                 return None
             return union(self.method_returns(typed, call.func.attr) for typed in receiver)
-        if isinstance(call.func, ast.Name):
+        if isinstance(call.func, ast.Name) and not self.bound_locally(call.func.id, function):
             return self.function_returns(call.func.id)
         return None
 
+    def bound_locally(self, name: str, function: FunctionNode | None) -> bool:
+        """The calling function (or one it is nested in) binds the name: not the module's function."""
+        while function is not None:
+            if name in self.function_bindings(function):
+                return True
+            enclosing = self.enclosing.get(id(function))
+            function = enclosing[0] if enclosing is not None else None
+        return False
+
     def function_returns(self, name: str) -> Types:
-        """What a module-level function of this module, or one imported from the package, returns."""
-        for statement in self.facts.tree.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-                return returned(self.facts, statement)
+        """What a module-level function of this module, or one imported from the package, returns;
+        only where the module binds the name once (one `def`, or one import)."""
+        bindings = self.module_bindings.get(name, [])
+        if len(bindings) != 1:
+            return None
+        if isinstance(bindings[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return returned(self.facts, bindings[0])
         imported = self.facts.imports().get(name)
         if imported is None or is_transformers_module(imported[0]):
             return None  # transformers' modules are never read
@@ -381,6 +404,41 @@ class ReceiverTyping:
         if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
             return self.of(value.elt, cls, function, depth + 1)
         return None
+
+
+def module_level_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements run at module level: blocks entered, definitions not."""
+    for statement in body:
+        yield statement
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from module_level_statements(getattr(statement, field, []))
+            for handler in getattr(statement, "handlers", []):
+                yield from module_level_statements(handler.body)
+
+
+def bound_names(statement: ast.stmt) -> list[str]:
+    """The names a module-level statement binds (a `def`, an import, any store outside definitions)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).partition(".")[0] for alias in statement.names]
+    if isinstance(statement, ast.Try):
+        return [handler.name for handler in statement.handlers if handler.name]
+    if isinstance(statement, (ast.If, ast.While)):
+        parts: list[ast.AST] = [statement.test]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        parts = [statement.target, statement.iter]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        parts = list(statement.items)
+    else:
+        parts = [statement]
+    return [
+        node.id
+        for part in parts
+        for node in ast.walk(part)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    ]
 
 
 def functions_and_classes(
