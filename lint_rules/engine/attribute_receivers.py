@@ -39,8 +39,14 @@ from lint_rules.engine.attribute_stores import (
     FunctionNode,
     NameBinding,
     Store,
+    attribute_annotations,
+    bound_names,
+    defines_name,
     function_bindings,
+    functions_and_classes,
+    module_level_statements,
     module_stores,
+    own_method,
 )
 from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.classes import ClassFacts, annotated_classes, is_transformers_module
@@ -406,62 +412,6 @@ class ReceiverTyping:
         return None
 
 
-def module_level_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
-    """The statements run at module level: blocks entered, definitions not."""
-    for statement in body:
-        yield statement
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for field in ("body", "orelse", "finalbody"):
-                yield from module_level_statements(getattr(statement, field, []))
-            for handler in getattr(statement, "handlers", []):
-                yield from module_level_statements(handler.body)
-
-
-def bound_names(statement: ast.stmt) -> list[str]:
-    """The names a module-level statement binds (a `def`, an import, any store outside definitions)."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [statement.name]
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return [(alias.asname or alias.name).partition(".")[0] for alias in statement.names]
-    if isinstance(statement, ast.Try):
-        return [handler.name for handler in statement.handlers if handler.name]
-    if isinstance(statement, (ast.If, ast.While)):
-        parts: list[ast.AST] = [statement.test]
-    elif isinstance(statement, (ast.For, ast.AsyncFor)):
-        parts = [statement.target, statement.iter]
-    elif isinstance(statement, (ast.With, ast.AsyncWith)):
-        parts = list(statement.items)
-    else:
-        parts = [statement]
-    return [
-        node.id
-        for part in parts
-        for node in ast.walk(part)
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
-    ]
-
-
-def functions_and_classes(
-    body: list[ast.stmt], cls: ast.ClassDef | None
-) -> Iterable[tuple[FunctionNode, ast.ClassDef | None]]:
-    """Every function of the statements (nested ones too), with the class it is a method of."""
-    for statement in body:
-        if isinstance(statement, ast.ClassDef):
-            yield from functions_and_classes(statement.body, statement)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield statement, cls
-            yield from functions_and_classes(statement.body, None)
-        elif isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
-            for block in (
-                getattr(statement, "body", []),
-                getattr(statement, "orelse", []),
-                getattr(statement, "finalbody", []),
-            ):
-                yield from functions_and_classes(block, cls)
-            for handler in getattr(statement, "handlers", []):
-                yield from functions_and_classes(handler.body, cls)
-
-
 def annotated(facts: ClassView, annotation: ast.expr | None) -> Types:
     """The classes an annotation admits (None left out); None when it names a generic or an unknown form."""
     names = annotated_classes(annotation)
@@ -502,24 +452,6 @@ def returned(facts: ClassView, function: FunctionNode) -> Types:
     if any(ex.dotted_name(decorator) not in SAFE_DECORATORS for decorator in function.decorator_list):
         return None
     return annotated(facts, function.returns)
-
-
-def own_method(cls: ast.ClassDef, name: str) -> FunctionNode | None:
-    """The class's own `def name`; a non-function binding of the name in its body is unknown."""
-    for statement in cls.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-            return statement
-    return None
-
-
-def defines_name(cls: ast.ClassDef, name: str) -> bool:
-    for statement in cls.body:
-        targets = statement.targets if isinstance(statement, ast.Assign) else []
-        if isinstance(statement, ast.AnnAssign) and statement.value is not None:
-            targets = [statement.target]
-        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
-            return True
-    return False
 
 
 def resolution_order(view: ClassView, cls: ast.ClassDef, depth: int = 0) -> list[tuple[ClassView, ast.ClassDef]] | None:
@@ -606,22 +538,3 @@ def has_base_in_package(view: ClassView, kin: list[ast.ClassDef]) -> bool:
 def has_base_outside(view: ClassView, kin: list[ast.ClassDef]) -> bool:
     """A class of the family derives from a class the package does not define (transformers' `Cache`)."""
     return any(view.class_named(ex.dotted_name(base)) is None for member in kin for base in member.bases)
-
-
-def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr]:
-    """`attribute: T` in the class body and `self.attribute: T` in its methods."""
-    found: list[ast.expr] = []
-    for statement in cls.body:
-        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-            if statement.target.id == attribute:
-                found.append(statement.annotation)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in ast.walk(statement):
-                if (
-                    isinstance(node, ast.AnnAssign)
-                    and isinstance(node.target, ast.Attribute)
-                    and node.target.attr == attribute
-                    and ex.dotted_name(node.target.value) == "self"
-                ):
-                    found.append(node.annotation)
-    return found

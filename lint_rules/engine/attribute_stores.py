@@ -1,4 +1,5 @@
-"""Where a module binds attributes and a function binds its names, from the syntax alone: the raw
+"""Where a module binds attributes and names, from the syntax alone (every attribute store, a
+function's bindings, the module level's, a class's attribute annotations and own methods): the raw
 material of `attribute_receivers`, which types receivers such as `self.cache`, `self.layers[i]` or a
 local bound from them.
 
@@ -11,7 +12,7 @@ target, `+=` on an object, `setattr(obj, "cache", v)`) is an unknown binding.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from lint_rules.engine import expressions as ex
@@ -281,3 +282,96 @@ def declared_names(node: ast.AST) -> list[str]:
     if isinstance(node, ast.MatchMapping) and node.rest:
         return [node.rest]
     return []
+
+
+def module_level_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements run at module level: blocks entered, definitions not."""
+    for statement in body:
+        yield statement
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from module_level_statements(getattr(statement, field, []))
+            for handler in getattr(statement, "handlers", []):
+                yield from module_level_statements(handler.body)
+
+
+def bound_names(statement: ast.stmt) -> list[str]:
+    """The names a module-level statement binds (a `def`, an import, any store outside definitions)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return [(alias.asname or alias.name).partition(".")[0] for alias in statement.names]
+    if isinstance(statement, ast.Try):
+        return [handler.name for handler in statement.handlers if handler.name]
+    if isinstance(statement, (ast.If, ast.While)):
+        parts: list[ast.AST] = [statement.test]
+    elif isinstance(statement, (ast.For, ast.AsyncFor)):
+        parts = [statement.target, statement.iter]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        parts = list(statement.items)
+    else:
+        parts = [statement]
+    return [
+        node.id
+        for part in parts
+        for node in ast.walk(part)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    ]
+
+
+def functions_and_classes(
+    body: list[ast.stmt], cls: ast.ClassDef | None
+) -> Iterable[tuple[FunctionNode, ast.ClassDef | None]]:
+    """Every function of the statements (nested ones too), with the class it is a method of."""
+    for statement in body:
+        if isinstance(statement, ast.ClassDef):
+            yield from functions_and_classes(statement.body, statement)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield statement, cls
+            yield from functions_and_classes(statement.body, None)
+        elif isinstance(statement, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            for block in (
+                getattr(statement, "body", []),
+                getattr(statement, "orelse", []),
+                getattr(statement, "finalbody", []),
+            ):
+                yield from functions_and_classes(block, cls)
+            for handler in getattr(statement, "handlers", []):
+                yield from functions_and_classes(handler.body, cls)
+
+
+def own_method(cls: ast.ClassDef, name: str) -> FunctionNode | None:
+    """The class's own `def name`; a non-function binding of the name in its body is unknown."""
+    for statement in cls.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+            return statement
+    return None
+
+
+def defines_name(cls: ast.ClassDef, name: str) -> bool:
+    for statement in cls.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else []
+        if isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+            return True
+    return False
+
+
+def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr]:
+    """`attribute: T` in the class body and `self.attribute: T` in its methods."""
+    found: list[ast.expr] = []
+    for statement in cls.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            if statement.target.id == attribute:
+                found.append(statement.annotation)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(statement):
+                if (
+                    isinstance(node, ast.AnnAssign)
+                    and isinstance(node.target, ast.Attribute)
+                    and node.target.attr == attribute
+                    and ex.dotted_name(node.target.value) == "self"
+                ):
+                    found.append(node.annotation)
+    return found
