@@ -413,3 +413,16 @@ def test_a_parameter_named_like_the_module_function_is_not_that_function(tmp_pat
 def test_a_module_function_rebound_at_module_level_proves_nothing(tmp_path: Path) -> None:
     rebound = COMPACT + "\n\n    if ACTIVE:\n        find_cache = lambda module: None\n"
     assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": rebound}, "compact") == [19]
+
+
+def test_a_method_an_instance_attribute_may_replace_proves_nothing(tmp_path: Path) -> None:
+    """`model._get_cache = ...` binds an instance attribute that `self._get_cache(...)` calls first."""
+    patched = MODEL + "\n\n    def patch(model, builder):\n        model._get_cache = builder\n"
+    modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "mixin": MIXIN, "model": patched}
+    assert lines_reported(tmp_path, modules, "model") == [15]
+
+
+def test_a_subclass_binding_the_method_by_assignment_proves_nothing(tmp_path: Path) -> None:
+    assigned = MODEL + "\n\n    class Assigned(OwnModel):\n        _get_cache = staticmethod(make_any_cache)\n"
+    modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "mixin": MIXIN, "model": assigned}
+    assert lines_reported(tmp_path, modules, "model") == [15]

@@ -314,12 +314,17 @@ class ReceiverTyping:
         order = typing_of(owner_view).order(cls, 0)
         if order is None:
             return None
-        definitions = [(member_view, own_method(member, method)) for member_view, member in order]
-        first = next(((member_view, node) for member_view, node in definitions if node is not None), None)
-        if first is None:
-            return None
-        candidates = [first, *subclass_overrides(owner_view, cls, method)]
-        return union(returned(member_view, node) for member_view, node in candidates if node is not None)
+        modules = {id(member_view): member_view for member_view, _ in order} | {id(self.facts): self.facts}
+        if any(method in typing_of(module).stores.values for module in modules.values()):
+            return None  # `obj.m = ...` in the caller's or the class's modules: an instance's own `m` comes first
+        defining = [(member_view, member) for member_view, member in order if defines_method(member, method)]
+        if not defining or own_method(defining[0][1], method) is None:
+            return None  # not found, or bound in the class body other than by `def`
+        candidates = [
+            (defining[0][0], own_method(defining[0][1], method)),
+            *subclass_overrides(owner_view, cls, method),
+        ]
+        return union(returned(member_view, node) if node is not None else None for member_view, node in candidates)
 
     # ----- attributes -------------------------------------------------------------------------
 
@@ -492,6 +497,10 @@ def c3_merge(sequences: list[list[tuple[ClassView, ast.ClassDef]]]) -> list[tupl
         pending = [[member for member in sequence if member[1] is not head[1]] for sequence in pending]
         pending = [sequence for sequence in pending if sequence]
     return merged
+
+
+def defines_method(cls: ast.ClassDef, name: str) -> bool:
+    return own_method(cls, name) is not None or defines_name(cls, name)
 
 
 def subclass_overrides(view: ClassView, cls: ast.ClassDef, method: str) -> list[tuple[ClassView, FunctionNode | None]]:
