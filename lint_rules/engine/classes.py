@@ -344,10 +344,14 @@ class ClassFacts:
         if not (isinstance(value, ast.Call) and ex.getter_name(value) in self.source_methods):
             return False
         receiver = ex.getter_receiver(value)
-        if isinstance(receiver, ast.Subscript):
-            return self.holds_only_int_length_objects(cls, receiver.value)
+        if isinstance(receiver, ast.Subscript) and self.holds_only_int_length_objects(cls, receiver.value):
+            return True
         bound = self.attribute_values(cls, receiver) if receiver is not None else []
-        return bool(bound) and all(self.constructed_kind(value) == INT_LENGTH for value in bound)
+        if bound and all(self.constructed_kind(value) == INT_LENGTH for value in bound):
+            return True
+        from lint_rules.engine.attribute_receivers import receiver_length_kind  # above this file: it builds on it
+
+        return receiver is not None and receiver_length_kind(self, cls, None, receiver) == INT_LENGTH
 
     def attribute_values(self, cls: ast.ClassDef, node: ast.expr) -> list[ast.expr]:
         """Every value bound to `self.attr` (or `self.attr.other`, through the class `self.attr` is

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine import operands
+from lint_rules.engine.attribute_receivers import receiver_length_kind as typed_receiver_kind
 from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.compiled import is_torchscript
 from lint_rules.engine.definitions import Definition
@@ -466,7 +467,14 @@ class ValueWalker:
         held = state.kind(key) if key else ""
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
             return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
-        return self.module.classes.constructed_kind(receiver, functools.partial(operands.held_length_kind, state))
+        constructed = self.module.classes.constructed_kind(
+            receiver, functools.partial(operands.held_length_kind, state)
+        )
+        if constructed:
+            return constructed
+        function = self.scope.definition.node if self.scope.definition is not None else None
+        function = function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        return typed_receiver_kind(self.module.classes, cls, function, receiver)
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 
