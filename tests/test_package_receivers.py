@@ -126,7 +126,7 @@ OWNER = """\
 
 
     class Child:
-        _parent: Optional[Owner] = None
+        {parent_default}
 
         def _bind(self, parent: "Owner"):
             self._parent = parent
@@ -145,14 +145,40 @@ OWNER = """\
 """
 
 
-def owner_module(cache: str = "ZooCache", extra: str = "") -> str:
-    return textwrap.dedent(OWNER).format(cache=cache, extra=textwrap.indent(textwrap.dedent(extra), " " * 4))
+ANNOTATED_PARENT = "_parent: Optional[Owner] = None"
+UNANNOTATED_PARENT = "_parent = None"
 
 
-def test_an_attribute_bound_only_to_a_package_class_is_known(tmp_path: Path) -> None:
-    """Silent: `_parent` is None or an Owner (an annotated parameter), whose `_cache` is built only as
-    a ZooCache; and `self.cache`, built only as a ZooCache."""
-    assert codes(write_package(tmp_path, {"models/llama": owner_module()}), "models/llama") == []
+def owner_module(cache: str = "ZooCache", extra: str = "", parent_default: str = ANNOTATED_PARENT) -> str:
+    """`Child._parent` annotated at class level (the annotation is the class's contract, trusted like a
+    parameter's), or not (then every binding must show an `Owner`)."""
+    return textwrap.dedent(OWNER).format(
+        cache=cache, extra=textwrap.indent(textwrap.dedent(extra), " " * 4), parent_default=parent_default
+    )
+
+
+@pytest.mark.parametrize("parent_default", [ANNOTATED_PARENT, UNANNOTATED_PARENT])
+def test_an_attribute_bound_only_to_a_package_class_is_known(parent_default: str, tmp_path: Path) -> None:
+    """Silent: `_parent` is annotated as an Owner, or unannotated and bound only to None or an Owner
+    (an annotated parameter), whose `_cache` is built only as a ZooCache; and `self.cache`, built
+    only as a ZooCache."""
+    module = owner_module(parent_default=parent_default)
+    assert codes(write_package(tmp_path, {"models/llama": module}), "models/llama") == []
+
+
+def test_an_annotated_attribute_is_trusted_like_an_annotated_parameter(tmp_path: Path) -> None:
+    """Silent: a binding the code does not show (`make_parent()`) leaves the class-level annotation in
+    charge, as a caller's argument does for an annotated parameter; its twin below shows a class."""
+    module = owner_module(extra=BREAKING_BINDINGS["a-call"])
+    assert codes(write_package(tmp_path, {"models/llama": module}), "models/llama") == []
+
+
+def test_an_annotated_attribute_bound_to_a_shown_tensor_cache_is_reported(tmp_path: Path) -> None:
+    """Must report: a binding the code shows to be another class adds that class to the annotation's."""
+    module = owner_module(extra="def rebind(self):\n    self._parent = BadOwner()\n") + (
+        "\n\nclass BadOwner:\n    def __init__(self):\n        self._cache = TensorCache()\n"
+    )
+    assert codes(write_package(tmp_path, {"models/llama": module}), "models/llama") == ["SLG002"]
 
 
 def test_an_attribute_bound_to_a_tensor_cache_is_reported(tmp_path: Path) -> None:
@@ -178,8 +204,9 @@ BREAKING_BINDINGS = {
 
 @pytest.mark.parametrize("name", sorted(BREAKING_BINDINGS))
 def test_one_other_binding_makes_the_attribute_unknown(name: str, tmp_path: Path) -> None:
-    """Must report: one more binding of `_parent` in Child (or of its `_cache`) that is not an Owner."""
-    module = owner_module(extra=BREAKING_BINDINGS[name])
+    """Must report: one more binding of an unannotated `_parent` in Child (or of its `_cache`) that the
+    code does not show to be an Owner."""
+    module = owner_module(extra=BREAKING_BINDINGS[name], parent_default=UNANNOTATED_PARENT)
     assert codes(write_package(tmp_path, {"models/llama": module}), "models/llama") == ["SLG002"]
 
 
@@ -191,9 +218,9 @@ SUBCLASSES = {
 
 @pytest.mark.parametrize("name", sorted(SUBCLASSES))
 def test_a_subclass_that_binds_the_attribute_otherwise_is_seen(name: str, tmp_path: Path) -> None:
-    """Must report: `self` in Child.step may be a GrandChild, whose `_parent` is anything; or an
-    Owner may be a BadOwner, whose `_cache` is a tensor cache."""
-    module = owner_module() + "\n\n" + SUBCLASSES[name]
+    """Must report: `self` in Child.step may be a GrandChild, whose unannotated `_parent` is anything;
+    or an Owner may be a BadOwner, whose `_cache` is a tensor cache."""
+    module = owner_module(parent_default=UNANNOTATED_PARENT) + "\n\n" + SUBCLASSES[name]
     assert codes(write_package(tmp_path, {"models/llama": module}), "models/llama") == ["SLG002"]
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.attribute_chains import EVERY_ATTRIBUTE, attribute_bindings
+from lint_rules.engine.attribute_bindings import EVERY_ATTRIBUTE, attribute_bindings
 from lint_rules.engine.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.imports import module_name_of, parsed_module

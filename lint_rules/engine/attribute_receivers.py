@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from lint_rules.engine import expressions as ex
 from lint_rules.engine.attribute_stores import (
@@ -378,7 +378,8 @@ class ReceiverTyping:
         declared = union(
             (element_annotated if element else annotated)(self.facts, annotation) for annotation in annotations
         )
-        shown = [self.stored(store, element, depth) for store in self.attribute_stores(attribute, element)]
+        stores = [*self.attribute_stores(attribute, element), *self.own_dynamic_stores(kin)]
+        shown = [self.stored(store, element, depth) for store in stores]
         if annotations and declared:
             return union([declared, *(types for types in shown if types is not None)])
         if annotations or has_base_in_package(self.facts, kin):
@@ -388,11 +389,19 @@ class ReceiverTyping:
         return union(shown) if shown else None
 
     def attribute_stores(self, attribute: str, element: bool) -> list[tuple[str, Store]]:
+        """The stores that may bind `attribute` (or, for `element`, put something into it): `obj.attr +=
+        v` rebinds it to whatever `__iadd__` returns, and a `setattr` of a computed name may bind it."""
         stores = self.stores
-        tables = [("value", stores.values)]
+        tables = [("value", stores.values), ("extended", stores.extended)]
         if element:
-            tables += [("extended", stores.extended), ("content", stores.contents)]
-        return [(form, store) for form, table in tables for store in table.get(attribute, [])]
+            tables.append(("content", stores.contents))
+        found = [(form, store) for form, table in tables for store in table.get(attribute, [])]
+        return found + [("value", store) for store in stores.any_attribute]
+
+    def own_dynamic_stores(self, kin: Sequence[ast.ClassDef]) -> list[tuple[str, Store]]:
+        """`setattr(self, name, v)` in a method of the class or its kin: it may bind any attribute."""
+        members = {id(member) for member in kin}
+        return [("value", store) for store in self.stores.any_own_attribute if id(store.cls) in members]
 
     def stored(self, form_and_store: tuple[str, Store], element: bool, depth: int) -> Types:
         form, store = form_and_store

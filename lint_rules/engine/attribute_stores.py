@@ -48,6 +48,12 @@ class AttributeStores:
         """`obj.attr = value` (also annotated); None for the forms whose value is hidden."""
         self.extended: dict[str, list[Store]] = {}
         """`obj.attr += value` and `obj.attr.extend(value)`: the elements of `value` go in."""
+        self.any_attribute: list[Store] = []
+        """`setattr(obj, name, v)` with a name that is not a literal, on any object but a method's own
+        receiver: a store to any attribute of any class."""
+        self.any_own_attribute: list[Store] = []
+        """`setattr(self, name, v)` with a name that is not a literal: a store to any attribute of the
+        method's class (`Store.cls`)."""
         self.contents: dict[str, list[Store]] = {}
         """`obj.attr.append(v)`, `.insert(i, v)`, `obj.attr[i] = v`: `v` goes in; None where anything may
         (another method, a slice store, an alias that escapes: see `escaping_attributes`)."""
@@ -199,6 +205,16 @@ def record_call(found: AttributeStores, call: ast.Call, store: Callable[[ast.exp
         name = call.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             found.add(found.values, name.value, store(None))
+        else:
+            made = store(None)
+            own = made.cls is not None and is_own_receiver(call.args[0], made.function)
+            (found.any_own_attribute if own else found.any_attribute).append(made)
+
+
+def is_own_receiver(target: ast.expr, function: FunctionNode | None) -> bool:
+    """`target` is the first parameter of the method `function` (its `self`)."""
+    arguments = [*function.args.posonlyargs, *function.args.args] if function is not None else []
+    return bool(arguments) and isinstance(target, ast.Name) and target.id == arguments[0].arg
 
 
 class NameBinding(NamedTuple):

@@ -11,7 +11,6 @@ import functools
 import re
 from collections.abc import Sequence
 
-from lint_rules.engine.attribute_chains import Receivers
 from lint_rules.engine.callgraph import CallGraph
 from lint_rules.engine.classes import ClassFacts
 from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations
@@ -118,9 +117,10 @@ class ModuleFacts:
         return ":=" in self.source.text
 
     @functools.cached_property
-    def receivers(self) -> Receivers:
-        """What the attributes of the module's classes hold (`self._parent._cache`): see `receivers`."""
-        return Receivers(self.classes)
+    def int_length_owned(self) -> dict[str, bool]:
+        """Per attribute name, whether only the package's int-length classes have it (`hasattr`
+        narrowing, `attribute_owners`): kept for the module's run."""
+        return {}
 
     @functools.cached_property
     def bound_modules(self) -> dict[str, str]:

@@ -181,7 +181,7 @@ def has_only_int_length_owners(subject: str, attribute: ast.expr, module: Module
         return False
     if not any(f"{subject}.{method}" in module.source.text for method in module.source_methods):
         return False
-    owned = module.receivers.owned_by_int_length_classes
+    owned = module.int_length_owned
     if attribute.value not in owned:
         owned[attribute.value] = only_int_length_classes_have(module.classes, attribute.value)
     return owned[attribute.value]

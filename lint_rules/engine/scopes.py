@@ -45,14 +45,10 @@ def entry_kinds(
     arguments: list[ast.arg], cls: ast.ClassDef | None, module: ModuleFacts, attribute_kinds: AttributeKinds
 ) -> EntryKinds:
     """A parameter annotated with an int-length cache class (where `int-length-caches` is declared, also
-    one annotated with a tensor-length class); `self.attr` as the class builds or annotates it."""
+    one annotated with a tensor-length class); `self.attr` as the class builds or annotates it (longer
+    chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores)."""
     annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
     known: dict[str, str] = {}
-
-    def held_by_attributes(key: str) -> str:
-        """`self.cache`, `self.parent.cache`: what every binding of those attributes builds (`receivers`)."""
-        assert cls is not None
-        return INT_LENGTH_CACHE if module.receivers.holds_int_length_cache(cls, key) else ""
 
     def kind(key: str) -> str:
         if key not in known:
@@ -60,9 +56,7 @@ def entry_kinds(
             if key in annotations:
                 known[key] = annotated_cache_kind(annotations[key], module)
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
-                known[key] = attribute_kinds(cls).get(key, "") or held_by_attributes(key)
-            elif cls is not None and key.startswith("self."):
-                known[key] = held_by_attributes(key)
+                known[key] = attribute_kinds(cls).get(key, "")
         return known[key]
 
     return kind
