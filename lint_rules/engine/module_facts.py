@@ -105,10 +105,12 @@ class ModuleFacts:
         on (`releases.path_ending_names`: `seen_tokens`, and a method no cache of those releases has),
         less those the module binds itself (`self.seen_tokens = ...`, `def get_max_length`): its own
         classes may have what no transformers cache has."""
+        text = self.source.text
         return frozenset(
             name
             for name in path_ending_names(self.releases)
-            if not re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", self.source.text)
+            if name not in text  # a literal first: the pattern below has no fixed prefix to scan for
+            or not re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", text)
         )
 
     @functools.cached_property

@@ -104,7 +104,12 @@ def is_known_class(name: str, module: ModuleFacts) -> bool:
     )
 
 
-NONE_TEST = re.compile(r"\b(\w+)\s+is\s+(?:not\s+)?None\b|\bNone\s+is\s+(?:not\s+)?(\w+)")
+NAME_IS_BEFORE = re.compile(r"\b(\w+)\s+is\s+(?:not\s+)?$")
+"""`x is ` or `x is not ` ending right before a `None`."""
+IS_NAME_AFTER = re.compile(r"\s+is\s+(?:not\s+)?(\w+)")
+"""` is x` or ` is not x` right after a `None`."""
+NONE_CONTEXT = 120
+"""How many characters around a `None` a comparison with it is looked for in."""
 SHARED_DECLARATION = re.compile(r"\b(?:global|nonlocal)\b")
 
 
@@ -119,7 +124,22 @@ def text_of(node: ast.AST, source: SourceText) -> str:
 def names_tested_for_none(text: str) -> frozenset[str]:
     """The names a scope's text compares with None (`x is None`, `x is not None`; more is no harm):
     the only ones whose being not None can decide a branch."""
-    return frozenset(name for match in NONE_TEST.finditer(text) for name in match.groups() if name)
+    names: set[str] = set()
+    found = text.find("None")
+    while found != -1:
+        end = found + len("None")
+        whole_word = not is_word_character(text, found - 1) and not is_word_character(text, end)
+        if whole_word:
+            start = max(0, found - NONE_CONTEXT)
+            before = NAME_IS_BEFORE.search(text, start, found) if "is" in text[found - 12 : found] else None
+            after = IS_NAME_AFTER.match(text, end, end + NONE_CONTEXT) if text[end : end + 1].isspace() else None
+            names.update(match.group(1) for match in (before, after) if match is not None)
+        found = text.find("None", end)
+    return frozenset(names)
+
+
+def is_word_character(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
 def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str]) -> bool | None:

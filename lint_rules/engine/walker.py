@@ -149,11 +149,12 @@ class FunctionWalker(ValueWalker):
         """The plain names among `targets` that a later `is None` test asks about, when `value` cannot be
         None (`never_none`): such a test is decided until they are rebound."""
         names = [target.id for target in targets if isinstance(target, ast.Name)]
-        if not names or not is_never_none(value, state, self.module):
+        if not names:
             return []
         if self.tested_for_none is None:
             self.tested_for_none = names_tested_for_none(text_of(self.scope.body_owner, self.module.source))
-        return [name for name in names if name in self.tested_for_none]
+        tested = [name for name in names if name in self.tested_for_none]
+        return tested if tested and is_never_none(value, state, self.module) else []
 
     def remember_flag(self, name: str, value: ast.expr, state: State) -> None:
         """`is_dynamic = isinstance(c, DynamicCache)`: a later `if is_dynamic:` narrows like the test."""
