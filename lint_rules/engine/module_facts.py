@@ -106,12 +106,7 @@ class ModuleFacts:
         less those the module binds itself (`self.seen_tokens = ...`, `def get_max_length`): its own
         classes may have what no transformers cache has."""
         text = self.source.text
-        return frozenset(
-            name
-            for name in path_ending_names(self.releases)
-            if name not in text  # a literal first: the pattern below has no fixed prefix to scan for
-            or not re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", text)
-        )
+        return frozenset(name for name in path_ending_names(self.releases) if not binds_itself(name, text))
 
     @functools.cached_property
     def has_walrus(self) -> bool:
@@ -129,3 +124,11 @@ class ModuleFacts:
         """Dotted local names that may name a module, for calls `m.f(...)`: see `imports.bound_modules`."""
         name, _ = self.classes.module
         return bound_modules(self.tree, name, self.path.endswith("__init__.py"))
+
+
+def binds_itself(name: str, text: str) -> bool:
+    """The module binds `self.name` or defines `name` (the literals first: the pattern has no fixed
+    prefix to scan for, and `seen_tokens` is in every `past_seen_tokens`)."""
+    if f"self.{name}" not in text and f"def {name}" not in text:
+        return False
+    return re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", text) is not None
