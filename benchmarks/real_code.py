@@ -4,7 +4,9 @@ Each `name==version` requirement is fetched with `pip download --no-deps` into
 `benchmarks/.cache/` (gitignored), unpacked, checked with
 `python -m lint_rules --format json --exit-zero` and fixed with
 `python -m fixers.rewrite --diff --format json --exit-zero` (safe fixes only, nothing
-written). Every finding goes into one JSON file, and a per-package count table (by
+written), with a neutral config, or with `--declarations FILE` each package's own
+`[tool.seqlen-guard]` table from FILE (`target-transformers`, `int-length-caches`,
+`int-length-classes`; see benchmarks/declarations.toml). Every finding goes into one JSON file, and a per-package count table (by
 rule, by fix safety) is printed as Markdown. Exit status 1 when an engine run failed
 (its error is printed and kept in the JSON), else 0.
 
@@ -13,6 +15,7 @@ git worktree of another commit runs that commit's engine):
 
     cd /work/baseline && python /work/main/benchmarks/real_code.py -o base.json
     python benchmarks/real_code.py peft==0.21.2 --output results.json --markdown table.md
+    python benchmarks/real_code.py --declarations benchmarks/declarations.toml -o pinned.json
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
+import tomllib
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +115,10 @@ CACHE = Path(__file__).resolve().parent / ".cache"
 NEUTRAL_CONFIG = "[tool.seqlen-guard]\n"
 FINDING_KEYS = ("line", "column", "code", "message", "function", "compiled_region")
 SOURCE_MARKER = b"get_seq_length"
+# The keys of a package's table in --declarations that go into its [tool.seqlen-guard] table.
+DECLARED_KEYS = ("target-transformers", "int-length-caches", "int-length-classes")
+REFUSAL_MARKER = "declaration refused"
+RANGE_NOTE = "seqlen-guard: checking for transformers"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,6 +237,48 @@ def run_engine(module: str, extra: list[str], package: Package, engine: Path, co
     return EngineRun(done.returncode, findings, diff, stderr)
 
 
+def load_declarations(path: Path) -> dict[str, dict[str, Any]]:
+    """The `[packages."name"]` tables of a declarations file, by package name."""
+    with path.open("rb") as file:
+        packages = tomllib.load(file).get("packages", {})
+    for name, table in packages.items():
+        unknown = sorted(set(table) - {*DECLARED_KEYS, "why"})
+        if unknown:
+            raise SystemExit(f"{path}: [packages.{name!r}]: unknown key {unknown[0]!r}")
+    return dict(packages)
+
+
+def declared_config(package: Package, table: dict[str, Any], folder: Path) -> Path:
+    """A config file in `folder` with the package's declared `[tool.seqlen-guard]` keys.
+
+    The file lives outside the package, so the `int-length-caches` globs (relative to the package
+    root, as its own pyproject.toml would read them) are written as absolute paths.
+    """
+    lines = ["[tool.seqlen-guard]"]
+    for key in DECLARED_KEYS:
+        if key not in table:
+            continue
+        value = table[key]
+        if key == "int-length-caches" and isinstance(value, list):
+            value = [str(package.root / glob) for glob in value]
+        lines.append(f"{key} = {toml_value(value)}")
+    config = folder / f"{package.name}-{package.version}.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
+def toml_value(value: Any) -> str:
+    """A bool, string or list of strings as TOML (JSON's string escapes are TOML's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)
+
+
+def refusals(stderr: str) -> list[str]:
+    """The checker's `declaration refused` lines."""
+    return [line.strip() for line in stderr.splitlines() if REFUSAL_MARKER in line]
+
+
 def finding_key(finding: dict[str, Any]) -> tuple[Any, ...]:
     """What identifies one finding across the checker's and the fixer's output."""
     return (finding["path"], finding["line"], finding["column"], finding["code"])
@@ -280,10 +332,10 @@ def last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def analyse(package: Package, engine: Path, config: Path, cache: Path) -> dict[str, Any]:
-    """Check and fix one package; its findings and a summary."""
-    check = run_engine("lint_rules", [], package, engine, config)
-    fix = run_engine("fixers.rewrite", ["--diff"], package, engine, config)
+def analyse(package: Package, engine: Path, config: Path, cache: Path, flags: Sequence[str] = ()) -> dict[str, Any]:
+    """Check and fix one package with `config` and the engine `flags`; its findings and a summary."""
+    check = run_engine("lint_rules", list(flags), package, engine, config)
+    fix = run_engine("fixers.rewrite", ["--diff", *flags], package, engine, config)
     diff_path = cache / "diffs" / f"{package.name}-{package.version}.diff"
     diff_path.parent.mkdir(parents=True, exist_ok=True)
     diff_path.write_bytes(fix.diff)
@@ -296,6 +348,8 @@ def analyse(package: Package, engine: Path, config: Path, cache: Path) -> dict[s
         "files_mentioning_get_seq_length": mentions,
         "check_returncode": check.returncode,
         "check_stderr": check.stderr.strip(),
+        "config": config.read_text(encoding="utf-8"),
+        "declaration_refusals": refusals(check.stderr),
         "fix_returncode": fix.returncode,
         "fix_summary": last_line(fix.stderr),
         "fix_diff": str(diff_path),
@@ -335,14 +389,20 @@ def table_row(name: str, counts: collections.Counter[str], columns: list[str]) -
     return "| " + " | ".join([name, *(str(counts[column]) for column in columns)]) + " |"
 
 
+def unexpected_stderr(stderr: str) -> str:
+    """The checker's stderr less the line naming the transformers range it checks for."""
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith(RANGE_NOTE))
+
+
 def problems(results: list[dict[str, Any]]) -> list[str]:
     """Engine runs that failed or reported unreadable files."""
     found = []
     for result in results:
         summary = result["summary"]
         name = f"{summary['package']}=={summary['version']}"
-        if summary["check_returncode"] != 0 or summary["check_stderr"]:
-            found.append(f"{name}: checker exited {summary['check_returncode']}: {summary['check_stderr']}")
+        stderr = unexpected_stderr(summary["check_stderr"])
+        if summary["check_returncode"] != 0 or stderr:
+            found.append(f"{name}: checker exited {summary['check_returncode']}: {stderr}")
         if summary["fix_returncode"] != 0:
             found.append(f"{name}: fixer exited {summary['fix_returncode']}: {summary['fix_summary']}")
     return found
@@ -360,10 +420,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("-o", "--output", type=Path, default=Path("real_code.json"), help="the JSON file to write")
     parser.add_argument("--markdown", type=Path, help="also write the count table to this file")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where downloads are kept (default: %(default)s)")
+    parser.add_argument(
+        "--declarations",
+        type=Path,
+        help="a TOML file of [packages.NAME] tables (target-transformers, int-length-caches, int-length-classes);"
+        " each package listed is checked with its own table instead of the neutral config",
+    )
+    parser.add_argument(
+        "--pins-only",
+        action="store_true",
+        help="with --declarations: pass --no-declarations to the engine (only target-transformers applies)",
+    )
     args = parser.parse_args(argv)
+    if args.pins_only and not args.declarations:
+        parser.error("--pins-only needs --declarations")
     if not args.requirements:
         args.requirements = [parse_requirement(text) for text in DEFAULT_REQUIREMENTS]
     return args
+
+
+def engine_flags(args: argparse.Namespace) -> list[str]:
+    """`--no-declarations` for `--pins-only`: the declared ranges apply, int-length-caches/-classes do not."""
+    return ["--no-declarations"] if args.pins_only else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -374,16 +452,22 @@ def main(argv: list[str] | None = None) -> int:
     cache.mkdir(parents=True, exist_ok=True)
     config = cache / "pyproject.toml"
     config.write_text(NEUTRAL_CONFIG, encoding="utf-8")
+    declarations = load_declarations(args.declarations) if args.declarations else {}
     location = engine_location(engine)
     print(f"engine: {location}", file=sys.stderr)
     results = []
-    for requirement in args.requirements:
-        package = fetch(requirement, cache)
-        print(f"checking {package.name}=={package.version}", file=sys.stderr)
-        results.append(analyse(package, engine, config, cache))
+    with tempfile.TemporaryDirectory(prefix="real_code_configs_") as configs:
+        for requirement in args.requirements:
+            package = fetch(requirement, cache)
+            print(f"checking {package.name}=={package.version}", file=sys.stderr)
+            declared = declarations.get(package.name)
+            used = declared_config(package, declared, Path(configs)) if declared is not None else config
+            results.append(analyse(package, engine, used, cache, engine_flags(args)))
     table = count_table(results)
     report = {
         "engine": location,
+        "declarations": str(args.declarations) if args.declarations else None,
+        "pins_only": args.pins_only,
         "packages": [result["summary"] for result in results],
         "findings": [finding for result in results for finding in result["findings"]],
         "table": table,

@@ -1,12 +1,16 @@
 """benchmarks/real_code.py keeps the fixer's patch byte for byte: a CRLF file keeps its CRs and a
-file in another encoding (latin-1 here) neither crashes the run nor comes back re-encoded."""
+file in another encoding (latin-1 here) neither crashes the run nor comes back re-encoded. With
+`--declarations`, each package is checked with its own declared table: globs read from the package
+root, `--pins-only` dropping the declarations, a refusal kept in the summary."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+import textwrap
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 LATIN1_CRLF = (
@@ -49,4 +53,73 @@ def test_a_crlf_latin1_patch_is_stored_as_the_fixer_wrote_it(tmp_path: Path) -> 
     assert b" # caf\xe9\r\n" in stored  # the file's own byte, not re-encoded as UTF-8
     assert b"     n = cache.get_seq_length()\r\n" + GUARD in stored  # the CRs kept
     assert (summary["files_rewritten"], summary["lines_added"]) == (1, 3)  # the guard and `import torch`
+    assert [finding["code"] for finding in result["findings"]] == ["SLG002"]
+
+
+TRIM = textwrap.dedent(
+    """\
+    def trim(cache, x):
+        n = cache.get_seq_length()
+        return x[:, n:]
+    """
+)
+BUILDS_STATIC = textwrap.dedent(
+    """\
+    from transformers import StaticCache
+
+
+    def trim(config, x):
+        cache = StaticCache(config=config, max_cache_len=8)
+        n = cache.get_seq_length()
+        return x[:, n:]
+    """
+)
+
+
+def package_with(tmp_path: Path, files: dict[str, str]) -> ModuleType:
+    for name, text in files.items():
+        (tmp_path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / name).write_text(text, encoding="utf-8")
+    (tmp_path / "configs").mkdir()
+    return real_code()
+
+
+def findings_of(tmp_path: Path, table: dict[str, object], flags: tuple[str, ...] = ()) -> dict[str, Any]:
+    module = real_code()
+    package = module.Package("pkg", "0", tmp_path / "pkg")
+    config = module.declared_config(package, table, tmp_path / "configs")
+    result: dict[str, Any] = module.analyse(package, REPO, config, tmp_path / "cache", flags)
+    return result
+
+
+def test_declared_globs_are_read_from_the_package_root(tmp_path: Path) -> None:
+    package_with(tmp_path, {"app/trim.py": TRIM, "lib/trim.py": TRIM})
+    result = findings_of(tmp_path, {"int-length-caches": ["app/*"], "why": "not written"})
+    assert [finding["path"] for finding in result["findings"]] == ["lib/trim.py"]
+    config = result["summary"]["config"]
+    assert f'int-length-caches = ["{tmp_path / "pkg" / "app/*"}"]' in config and "why" not in config
+
+
+def test_pins_only_drops_the_declarations_but_keeps_the_range(tmp_path: Path) -> None:
+    package_with(tmp_path, {"app/trim.py": TRIM})
+    table = {"int-length-caches": True, "target-transformers": ">=5.5"}
+    result = findings_of(tmp_path, table, ("--no-declarations",))
+    assert [finding["path"] for finding in result["findings"]] == ["app/trim.py"]
+    assert "transformers >=5.5" in result["summary"]["check_stderr"]
+
+
+def test_a_declared_range_where_static_caches_count_ints_silences_them(tmp_path: Path) -> None:
+    package_with(tmp_path, {"m.py": BUILDS_STATIC})
+    assert findings_of(tmp_path, {"target-transformers": "==4.38.*"})["findings"] == []
+    (tmp_path / "configs" / "pkg-0.toml").unlink()
+    must_report = findings_of(tmp_path, {"target-transformers": ">=5.5"})["findings"]
+    assert [finding["code"] for finding in must_report] == ["SLG002"]
+
+
+def test_a_refused_declaration_is_kept_in_the_summary_and_its_findings_reported(tmp_path: Path) -> None:
+    package_with(tmp_path, {"m.py": BUILDS_STATIC})
+    result = findings_of(tmp_path, {"int-length-caches": True})
+    summary = result["summary"]
+    assert summary["check_returncode"] == 2
+    assert [line.split(": ", 1)[1][:19] for line in summary["declaration_refusals"]] == ["declaration refused"]
     assert [finding["code"] for finding in result["findings"]] == ["SLG002"]
