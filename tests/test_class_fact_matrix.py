@@ -116,3 +116,52 @@ def test_a_local_the_getter_returns_is_int_only_when_every_binding_is(getter: st
         + "\n\n\ndef use(ids, cache: Cache):\n    return ids[:, cache.get_seq_length():]\n"
     )
     assert [finding.code for finding in check_text("module.py", module, Settings()).findings] == ["SLG002"]
+
+
+SUBCLASS_ADDS_A_COUNT = textwrap.dedent(
+    """\
+    from transformers.cache_utils import DynamicCache
+
+
+    class CompressCache(DynamicCache):
+        def __init__(self):
+            super().__init__()
+            self.real_kv_len = 0
+
+        def get_seq_length(self, layer_idx=0):
+            return self.real_kv_len
+
+
+    class CompressFp8Cache(CompressCache):
+        def update(self, key_states, value_states, layer_idx):
+            bsz, num_heads, seq_len, head_dim = key_states.shape
+            self.real_kv_len += seq_len
+
+
+    def use(cache, ids):
+        if isinstance(cache, CompressCache):
+            return ids[:, cache.get_seq_length():]
+    """
+)
+
+
+def test_a_subclass_adding_a_count_to_a_counter_its_base_starts_keeps_it_an_int() -> None:
+    """Silent (ipex-llm's DynamicCompressFp8Cache): the base starts `real_kv_len` at 0 and the
+    subclass only adds an element of a shape to it."""
+    assert not check_text("module.py", SUBCLASS_ADDS_A_COUNT, Settings()).findings
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("        self.real_kv_len = 0\n", "        pass\n"),
+        ("self.real_kv_len += seq_len", "self.real_kv_len += key_states.sum()"),
+    ],
+    ids=["no-class-starts-it", "adds-a-tensor"],
+)
+def test_a_subclass_adding_to_a_counter_nothing_starts_or_a_tensor_is_reported(old: str, new: str) -> None:
+    """Must report: with no int start in the family the counter may start as anything; a tensor added
+    makes it a tensor."""
+    module = SUBCLASS_ADDS_A_COUNT.replace(old, new)
+    assert module != SUBCLASS_ADDS_A_COUNT
+    assert [finding.code for finding in check_text("module.py", module, Settings()).findings] == ["SLG002"]

@@ -20,6 +20,9 @@ from lint_rules.engine.module_text import BINDING_NODES, bound_names
 
 TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "arange", "zeros_like", "ones_like"})
 UNKNOWN_VALUE = ast.Name(id="<unknown binding>", ctx=ast.Load())
+COUNT_ADDED = ast.Name(id="<a count added>", ctx=ast.Load())
+"""`self.n += k` with `k` a count, in a class that does not bind `self.n` to an int itself (a subclass
+of the class that starts it at 0): an int only where the family starts it at an int (`int_attributes`)."""
 """Stands for a value bound in a form the engine does not follow: neither a count nor a tensor."""
 
 
@@ -155,15 +158,22 @@ def receiver_names(cls: ast.ClassDef, methods: Iterable[Function]) -> frozenset[
 
 def count_counters(found: AttributeBindings, counts: CountReader, bound_in: dict[int, tuple[Function, bool]]) -> None:
     """An attribute that starts as an int (`self.n = 0`) is a counter: each other value bound to it
-    that is a count (`counters`) stands as INT_VALUE."""
+    that is a count (`counters`) stands as INT_VALUE. In a class that does not start it, a count added
+    to it (`+=`) stands as COUNT_ADDED, an int where another class of the family starts it."""
     for attribute, values in found.values.items():
-        if any(map(ex.is_structurally_int, [*values, *found.class_level.get(attribute, [])])):
-            found.values[attribute] = [
-                INT_VALUE
-                if id(value) in bound_in and counts.is_count(value, attribute, *bound_in[id(value)])
-                else value
-                for value in values
-            ]
+        starts_int = any(map(ex.is_structurally_int, [*values, *found.class_level.get(attribute, [])]))
+        found.values[attribute] = [counted(value, attribute, counts, bound_in, starts_int) for value in values]
+
+
+def counted(
+    value: ast.expr, attribute: str, counts: CountReader, bound_in: dict[int, tuple[Function, bool]], starts_int: bool
+) -> ast.expr:
+    if id(value) not in bound_in:
+        return value
+    method, increment = bound_in[id(value)]
+    if not (starts_int or increment) or not counts.is_count(value, attribute, method, increment):
+        return value
+    return INT_VALUE if starts_int else COUNT_ADDED
 
 
 def record_binding(

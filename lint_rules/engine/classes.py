@@ -16,7 +16,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.attributes import AttributeBindings, attribute_bindings, is_new_tensor, self_attribute
+from lint_rules.engine.attributes import (
+    COUNT_ADDED,
+    AttributeBindings,
+    attribute_bindings,
+    is_new_tensor,
+    self_attribute,
+)
 from lint_rules.engine.binding_forms import expression_lines_of
 from lint_rules.engine.bounded_cache import BoundedCache
 from lint_rules.engine.caches import (
@@ -462,7 +468,7 @@ class ClassFacts:
             self._int_attributes[id(cls)] = frozenset(
                 attribute
                 for attribute, values in bound.items()
-                if not opaque and attribute not in called and all(map(ex.is_structurally_int, values))
+                if not opaque and attribute not in called and is_int_counter(values)
             )
         return self._int_attributes[id(cls)]
 
@@ -667,3 +673,11 @@ def returns_only_ints(
         return ex.is_structurally_int(value) or delegated(value)
 
     return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)
+
+
+def is_int_counter(values: list[ast.expr]) -> bool:
+    """Every value bound in the family is an int, or a count added to it where some class of the
+    family starts it at an int (`attributes.COUNT_ADDED`)."""
+    added = [value for value in values if value is COUNT_ADDED]
+    others = [value for value in values if value is not COUNT_ADDED]
+    return all(map(ex.is_structurally_int, others)) and (not added or bool(others))
