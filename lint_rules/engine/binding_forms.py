@@ -101,13 +101,7 @@ def statement_targets(statement: ast.stmt) -> list[ast.expr]:
 
 def target_leaves(target: ast.expr) -> Iterator[ast.expr]:
     """The attributes and subscripts a target binds, through tuples, lists and starred targets."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from target_leaves(element)
-    elif isinstance(target, ast.Starred):
-        yield from target_leaves(target.value)
-    elif isinstance(target, (ast.Attribute, ast.Subscript)):
-        yield target
+    return ex.bound_leaves(target, (ast.Attribute, ast.Subscript))
 
 
 def read_target(

@@ -223,12 +223,17 @@ def is_sequence_display(node: ast.expr) -> bool:
 
 def assigned_names(target: ast.expr) -> Iterator[ast.expr]:
     """The names and attributes a target binds, through tuples, lists and starred targets."""
+    return bound_leaves(target, (ast.Name, ast.Attribute))
+
+
+def bound_leaves(target: ast.expr, kinds: tuple[type[ast.expr], ...]) -> Iterator[ast.expr]:
+    """The parts of `kinds` a target binds, through tuples, lists and starred targets."""
     if isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            yield from assigned_names(element)
+            yield from bound_leaves(element, kinds)
     elif isinstance(target, ast.Starred):
-        yield from assigned_names(target.value)
-    elif isinstance(target, (ast.Name, ast.Attribute)):
+        yield from bound_leaves(target.value, kinds)
+    elif isinstance(target, kinds):
         yield target
 
 
