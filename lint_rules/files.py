@@ -15,7 +15,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-from lint_rules.engine import mentions_any
+from lint_rules.engine import mentions_any, read_bytes
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -215,26 +215,6 @@ def read_source(path: str, prefilter: Sequence[str] = ()) -> SourceFile | ReadEr
     if prefilter and not may_contain_source(raw, prefilter):
         return None
     return _decode(path, raw)
-
-
-def read_bytes(path: str, size: int = -1) -> bytes:
-    """The file's bytes in three system calls (open, read, close) when `size` (what `os.stat` said) is
-    still right: `open(path, "rb").read()` adds two `fstat`s, two `lseek`s, an `ioctl` and a read that
-    finds the end, and the thousands of files of a tree pay them. A file that grew is read to its end."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        first = os.read(descriptor, max(size + 1, MIN_READ))
-        if len(first) == size:
-            return first
-        chunks = [first]
-        while chunks[-1]:
-            chunks.append(os.read(descriptor, MIN_READ))
-        return b"".join(chunks)
-    finally:
-        os.close(descriptor)
-
-
-MIN_READ = 1 << 16
 
 
 def _decode(path: str, raw: bytes) -> SourceFile | ReadError:

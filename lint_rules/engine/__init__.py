@@ -28,7 +28,7 @@ from lint_rules.engine.analysis import analyze_source, analyze_tree
 from lint_rules.engine.declarations import NO_DECLARATIONS, DeclarationRefused, Declarations
 from lint_rules.engine.definitions import first_line_of, statements_at
 from lint_rules.engine.deviceplan import rewritten_call
-from lint_rules.engine.imports import STAMPS
+from lint_rules.engine.imports import STAMPS, read_bytes
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any, torch_bindings
 from lint_rules.engine.source_text import SourceText
 
@@ -43,6 +43,7 @@ __all__ = [
     "analyze_tree",
     "first_line_of",
     "mentions_any",
+    "read_bytes",
     "rewritten_call",
     "statements_at",
     "torch_bindings",

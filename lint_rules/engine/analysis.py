@@ -14,7 +14,7 @@ from lint_rules.engine.deviceplan import UseSite, plan_for_use
 from lint_rules.engine.fixplan import origin_fix_plan
 from lint_rules.engine.imported_calls import imported_source_functions
 from lint_rules.engine.imported_methods import imported_source_methods
-from lint_rules.engine.imports import file_stamp, forget_stamps
+from lint_rules.engine.imports import file_stamp, forget_stamps, parsed_module, read_bytes
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.module_run import ModuleRun
 from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
@@ -164,9 +164,10 @@ def loaded_module(
     rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,
     parsed or analyzed is not followed: its failure is not the importing file's."""
     try:
-        raw = file.read_bytes()
-        tree = ast.parse(raw, filename=str(file))
-        text = SourceText(raw.decode("utf-8", errors="replace"))
+        tree = parsed_module(file)  # shared by the runs of the module with other hop budgets
+        if tree is None:
+            return None
+        text = SourceText(read_bytes(file).decode("utf-8", errors="replace"))
         return module_run(tree, text, str(file), source_methods, hops, releases, declarations)
     except Exception:
         return None

@@ -242,7 +242,7 @@ class ReceiverTyping:
         if self._enclosing is None:
             self._enclosing = {}
             for outer, cls in functions_and_classes(self.facts.tree.body, None):
-                for node in ast.walk(ast.Module(body=outer.body, type_ignores=[])):
+                for node in ex.walk_without(ast.Module(body=outer.body, type_ignores=[]), ex.LEAVES):
                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                         self._enclosing[id(node)] = (outer, cls)  # the innermost binder last
         return self._enclosing

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine.definitions import statements_within
 
 ADDING_METHODS = {"append": 0, "insert": 1}
 """Container methods that put one object in, and the position of that object among their arguments."""
@@ -83,7 +84,7 @@ def nodes_with_context(
             inner_class = cls if function is None else None
             yield from nodes_with_context(statement.body, inner_class, statement)
         else:
-            for node in ast.walk(statement):
+            for node in ex.walk_without(statement, ex.LEAVES):
                 yield node, cls, function
 
 
@@ -97,7 +98,7 @@ def nested_nodes(
     else:
         parts.append(definition.args)
     for part in parts:
-        for node in ast.walk(part):
+        for node in ex.walk_without(part, ex.LEAVES):
             yield node, cls, function
 
 
@@ -164,9 +165,8 @@ def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
         return
     if isinstance(parent, ast.Call) and ex.called_name(parent) in READING_CALLS:
         return
-    for field, value in ast.iter_fields(parent):
-        if field in READ_ONLY_FIELDS.get(type(parent), ()):
-            continue
+    for field in kept_fields(type(parent)):
+        value = getattr(parent, field, None)
         for child in value if isinstance(value, list) else [value]:
             if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
                 yield child
@@ -186,6 +186,18 @@ READ_ONLY_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     ast.Call: ("func",),
 }
 """Fields of a node where an attribute read is not kept: iterated, tested, evaluated alone, called."""
+
+
+def kept_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type where an attribute read may be kept (not `READ_ONLY_FIELDS`)."""
+    fields = _KEPT_FIELDS.get(node_type)
+    if fields is None:
+        read_only = READ_ONLY_FIELDS.get(node_type, ())
+        fields = _KEPT_FIELDS[node_type] = tuple(field for field in node_type._fields if field not in read_only)
+    return fields
+
+
+_KEPT_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
 def record_call(found: AttributeStores, call: ast.Call, store: Callable[[ast.expr | None], Store]) -> None:
@@ -241,7 +253,7 @@ def function_bindings(function: FunctionNode) -> dict[str, list[NameBinding]]:
         if extra is not None:
             add(extra.arg, NameBinding("unknown", None))
     direct: set[int] = set()
-    for node in ast.walk(ast.Module(body=function.body, type_ignores=[])):
+    for node in ex.walk_without(ast.Module(body=function.body, type_ignores=[]), ex.OPERATOR_NODES):
         for name, binding in direct_bindings(node):
             direct.add(id(name))
             add(name.id, binding)
@@ -382,7 +394,7 @@ def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr]:
             if statement.target.id == attribute:
                 found.append(statement.annotation)
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in ast.walk(statement):
+            for node in statements_within(statement.body, into_definitions=True):
                 if (
                     isinstance(node, ast.AnnAssign)
                     and isinstance(node.target, ast.Attribute)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import collections
 from collections.abc import Iterator
 
 INT_TYPE_NAMES = frozenset({"int"})
@@ -69,6 +70,31 @@ SIZE_METHODS = frozenset(
     }
 )
 FIRST_ARG_ONLY_METHODS = frozenset({"new_full"})
+
+
+OPERATOR_NODES = frozenset(
+    leaf
+    for kind in (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    for leaf in kind.__subclasses__()
+)
+"""`Load`, `Store`, `Add`, `And`, `Not`, `Eq`, ...: nodes without fields (a third of a module's nodes)."""
+
+LEAVES = OPERATOR_NODES | {ast.Name, ast.Constant, ast.alias}
+"""The node types that hold no other node worth a look (a name, a literal, an import's name)."""
+
+
+def walk_without(root: ast.AST, skipped: frozenset[type[ast.AST]]) -> Iterator[ast.AST]:
+    """`ast.walk(root)` without the nodes of the `skipped` types (the root is always given)."""
+    todo = collections.deque([root])
+    while todo:
+        node = todo.popleft()
+        yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo.extend(child for child in value if isinstance(child, ast.AST) and type(child) not in skipped)
+            elif isinstance(value, ast.AST) and type(value) not in skipped:
+                todo.append(value)
 
 
 def dotted_name(node: ast.expr) -> str:

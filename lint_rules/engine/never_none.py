@@ -179,6 +179,6 @@ def stored_names(statements: Sequence[ast.stmt]) -> frozenset[str]:
     return frozenset(
         node.id
         for statement in statements
-        for node in ast.walk(statement)
+        for node in ex.walk_without(statement, ex.OPERATOR_NODES)
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     )

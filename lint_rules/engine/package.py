@@ -29,6 +29,7 @@ from lint_rules.engine.imports import (
     module_name_of,
     parsed_module,
     re_export_source,
+    read_bytes,
 )
 from lint_rules.engine.module_text import lines_mentioning, torch_aliases
 
@@ -100,7 +101,7 @@ def is_package_folder(entry: os.DirEntry[str]) -> bool:
 def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:
     """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
     try:
-        raw = file.read_bytes()
+        raw = read_bytes(file)
     except OSError:
         return ""
     if function_name.encode() not in raw:

@@ -48,6 +48,7 @@ from lint_rules.engine.imports import (
     module_name_of,
     parsed_module,
     re_export_source,
+    read_bytes,
 )
 from lint_rules.engine.module_text import lines_mentioning, torch_aliases
 from lint_rules.engine.package import Graph, package_files
@@ -105,7 +106,7 @@ def files_calling(top: Path, methods: list[str]) -> dict[str, tuple[Path, ...]]:
         found: dict[str, list[Path]] = {method: [] for method in missing}
         for file in package_files(top):
             try:
-                data = file.read_bytes()
+                data = read_bytes(file)
             except OSError:
                 continue
             for method, (attribute, call) in calls.items():
