@@ -10,6 +10,7 @@ import ast
 import functools
 
 from lint_rules.engine import expressions as ex
+from lint_rules.engine import model_outputs
 from lint_rules.engine.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.scope import Scope
@@ -20,17 +21,29 @@ TENSOR_RESULT_METHODS = ex.TENSOR_PRESERVING_METHODS | ex.TENSOR_METHODS
 
 def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> str:
     """The kind a name bound to `node` gets: INT, TENSOR, INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE (only
-    where `int-length-caches` is declared: see `declarations`) or ""."""
+    where `int-length-caches` is declared: see `declarations`), the kind of a model's outputs
+    (`model_outputs`) or ""."""
     if is_int_operand(node, state, scope, module) and not is_tainted(node, state):
         return INT
     if is_tensor_operand(node, state, module, on_entry=False):
         return TENSOR
-    length_kind = module.classes.constructed_kind(node, functools.partial(held_length_kind, state))
-    if not length_kind:
-        length_kind = held_length_kind(state, node)
+    length_kind = cache_length_kind(node, state, module)
     if length_kind == TENSOR_LENGTH:
         return TENSOR_LENGTH_CACHE if module.int_length_receivers else ""
-    return INT_LENGTH_CACHE if length_kind == INT_LENGTH else ""
+    if length_kind == INT_LENGTH:
+        return INT_LENGTH_CACHE
+    return model_outputs.outputs_kind(node, functools.partial(cache_length_kind, state=state, module=module))
+
+
+def cache_length_kind(node: ast.expr, state: State, module: ModuleFacts) -> str:
+    """INT_LENGTH, TENSOR_LENGTH or "" for the cache `node` gives: one built here (`DynamicCache(...)`),
+    one the walk knows a name holds, or the one a model's outputs hold (`out.past_key_values`)."""
+    known = functools.partial(cache_length_kind, state=state, module=module)
+    return (
+        module.classes.constructed_kind(node, known)
+        or held_length_kind(state, node)
+        or model_outputs.held_cache_kind(node, state, known)
+    )
 
 
 def held_length_kind(state: State, node: ast.expr) -> str:

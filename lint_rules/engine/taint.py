@@ -21,6 +21,12 @@ TENSOR_LENGTH_CACHE = "tensor-length-cache"
 """An object whose `get_seq_length()` may return a tensor, as the code shows (a `StaticCache` built,
 annotated or checked with `isinstance`): tracked only where `int-length-caches` is declared, where a
 receiver not known to be one is an int-length cache (see `declarations`)."""
+INT_LENGTH_OUTPUTS = "int-length-outputs"
+"""A model's outputs whose `past_key_values` is an int-length cache: the one it was given (`model_outputs`)."""
+TENSOR_LENGTH_OUTPUTS = "tensor-length-outputs"
+"""A model's outputs whose `past_key_values` may be a tensor-length cache: the one it was given."""
+OBJECT_KINDS = frozenset({INT_LENGTH_CACHE, INT_LENGTH_OUTPUTS, TENSOR_LENGTH_OUTPUTS})
+"""Kinds that an attribute stored into the object (`cache.inner = other`, `out.past_key_values = c`) changes."""
 SOURCE_GETTER = "source-getter"
 """A bound source method (`length = cache.get_seq_length`): calling it is a source."""
 EAGER_ONLY = "<eager only>"
@@ -123,12 +129,16 @@ class State:
             self.kinds[key] = kind
         else:
             self.kinds.pop(key, None)
-        owner = key.rpartition(".")[0]
-        if owner and self.kinds.get(owner) == INT_LENGTH_CACHE:  # `cache.inner = other`: a changed object
-            del self.kinds[owner]
-            self.rebound.add(owner)
+        self.stored_into(key.rpartition(".")[0])
         if self.paths:
             self.paths.forget(key)
+
+    def stored_into(self, owner: str) -> None:
+        """An attribute or item of the object `owner` holds was stored (`cache.inner = other`,
+        `out["past_key_values"] = c`): what its kind told of it may no longer hold."""
+        if owner and self.kinds.get(owner) in OBJECT_KINDS:
+            del self.kinds[owner]
+            self.rebound.add(owner)
 
     def clean(self, key: str) -> None:
         self.taint.pop(key, None)

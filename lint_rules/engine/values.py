@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 from collections.abc import Iterator, Sequence
 
 from lint_rules.engine import expressions as ex
@@ -457,7 +456,8 @@ class ValueWalker:
 
     def receiver_length_kind(self, receiver: ast.expr, state: State) -> str:
         """`self` in a class of that length kind (`super()`: its bases), a name known to hold such a
-        cache, `DynamicCache(...)` or `StaticCache(...)`: INT_LENGTH, TENSOR_LENGTH or "" (unknown)."""
+        cache, `DynamicCache(...)`, `StaticCache(...)` or a model's outputs given one
+        (`out.past_key_values`): INT_LENGTH, TENSOR_LENGTH or "" (unknown)."""
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
         if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
             return self.module.classes.length_kind(cls)
@@ -467,11 +467,9 @@ class ValueWalker:
         held = state.kind(key) if key else ""
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
             return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
-        constructed = self.module.classes.constructed_kind(
-            receiver, functools.partial(operands.held_length_kind, state)
-        )
-        if constructed:
-            return constructed
+        built_or_held = operands.cache_length_kind(receiver, state, self.module)
+        if built_or_held:
+            return built_or_held
         function = self.scope.definition.node if self.scope.definition is not None else None
         function = function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         return typed_receiver_kind(self.module.classes, cls, function, receiver)

@@ -327,6 +327,7 @@ class FunctionWalker(ValueWalker):
             if isinstance(node, ast.Subscript):
                 self.value(node.value, state)
                 self.index_use(node.slice, state)
+                state.stored_into(key_of(node.value))
                 if subject_key(node):  # `kwargs["cache"] = ...`: what a test told about the entry is gone
                     state.kinds.pop(subject_key(node), None)
                     state.paths.forget(subject_key(node))

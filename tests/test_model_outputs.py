@@ -1,0 +1,227 @@
+"""Model outputs (issue 25, pattern 4; `lint_rules/engine/model_outputs.py`): a model given
+`past_key_values=cache` updates that cache in place and returns it as `outputs.past_key_values`, so
+the length asked of the outputs' cache is `cache`'s. And a cache the code rebuilds from tensors
+(`DynamicCache()` filled by `update`, `DynamicCache.from_legacy_cache(...)`) counts an int.
+
+Each silent shape is reduced from real code (the package is named) and has its must-report twin: the
+same shape given a `StaticCache`, a cache of unknown class, no cache (the model builds its own, which
+is not followed), or a later store that replaces the outputs' cache."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lint_rules.engine import analyze_source
+
+
+def codes(code: str) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in analyze_source(textwrap.dedent(code).lstrip("\n"), "m.py")]
+
+
+SPECULATIVE_DRAFT = """
+    from transformers import DynamicCache, {cache}
+
+
+    class Engine:
+        def draft(self, input_ids, steps):
+            past_key_values = {cache}()
+            for _ in range(steps):
+                out = self.model(input_ids=input_ids[:, -1:], past_key_values=past_key_values, use_cache=True)
+                past_key_values = out.past_key_values
+            kept = past_key_values.get_seq_length()
+            return input_ids[:, kept:]
+"""
+"""csaq-quant 0.6.0 `CSAQInferenceEngine._generate_speculative` and kvboost 0.9.0's draft loop: the
+cache is only ever `out.past_key_values` of the model given the loop's own cache."""
+
+REBUILT_FROM_TUPLES = """
+    from transformers import DynamicCache, {cache}
+
+
+    class InferenceEngine:
+        def decode(self, input_ids, past_kv):
+            cache = {cache}()
+            for layer_k, layer_v in past_kv:
+                cache.update(layer_k, layer_v, len(cache))
+            out = self.model(input_ids=input_ids, past_key_values=cache, use_cache=True)
+            n = out.past_key_values.get_seq_length()
+            return input_ids[:, n:]
+"""
+"""kvboost 0.9.0 `InferenceEngine._as_cache` (a `DynamicCache` filled by `update` from the stored
+tuples), inlined into its caller `_decode_with_kv`."""
+
+PREFIX_THEN_SUFFIX = """
+    from transformers import DynamicCache, {cache}
+
+
+    class Decoder:
+        def prefix(self, hidden, prefix_frames):
+            prefix_cache = {cache}(config=self.config)
+            prefix_result = self.pre_transformer.forward(
+                inputs_embeds=hidden[:, :prefix_frames, :], past_key_values=prefix_cache, use_cache=True
+            )
+            prefix_cache = prefix_result.past_key_values
+            return hidden[:, prefix_cache.get_seq_length() :, :]
+"""
+"""vllm-omni 0.30.0 Qwen3-TTS tokenizer decoder (`modeling_qwen3_tts_tokenizer_v2.py` 1102-1106):
+the prefix cache is `DynamicCache(config=...)`, then the outputs' cache of the decoder given it."""
+
+FROM_LEGACY = """
+    from transformers import DynamicCache, {cache}
+
+
+    def step(model, input_ids, legacy):
+        outputs = model(input_ids, past_key_values={cache}.from_legacy_cache(legacy), use_cache=True)
+        return input_ids[:, outputs.past_key_values.get_seq_length() :]
+"""
+"""The 4.x form of the same: a cache rebuilt from legacy tuples (`DynamicCache.from_legacy_cache`)."""
+
+SHAPES = [
+    pytest.param(SPECULATIVE_DRAFT, 11, id="draft-loop-keeps-the-outputs-cache"),
+    pytest.param(REBUILT_FROM_TUPLES, 11, id="cache-rebuilt-by-update-then-outputs"),
+    pytest.param(PREFIX_THEN_SUFFIX, 11, id="forward-given-a-built-cache"),
+    pytest.param(FROM_LEGACY, 6, id="outputs-of-a-from-legacy-cache"),
+]
+
+
+@pytest.mark.parametrize(("code", "line"), SHAPES)
+def test_the_outputs_of_a_model_given_an_int_length_cache_have_an_int_length(code: str, line: int) -> None:
+    assert codes(code.format(cache="DynamicCache")) == []
+
+
+@pytest.mark.parametrize(("code", "line"), SHAPES)
+def test_the_outputs_of_a_model_given_a_static_cache_are_reported(code: str, line: int) -> None:
+    assert codes(code.format(cache="StaticCache")) == [(line, "SLG002")]
+
+
+SILENT = [
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def trim(model, input_ids):
+            return input_ids[:, model(input_ids, past_key_values=DynamicCache()).past_key_values.get_seq_length() :]
+        """,
+        id="inline-outputs",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def chained(model, input_ids):
+            out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+            out = model(input_ids[:, -1:], past_key_values=out.past_key_values, use_cache=True)
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        id="outputs-of-outputs",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        class Runner:
+            def step(self, input_ids):
+                out = self.model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+                self.past = out.past_key_values
+                return input_ids[:, self.past.get_seq_length() :]
+        """,
+        id="outputs-cache-kept-in-an-attribute",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache, StaticCache
+
+        def replaced_then_restored(model, input_ids):
+            out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+            out.past_key_values = StaticCache()
+            out.past_key_values = DynamicCache()
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        id="outputs-cache-replaced-by-an-int-length-cache",
+    ),
+]
+
+
+@pytest.mark.parametrize("code", SILENT)
+def test_silent(code: str) -> None:
+    assert codes(code) == []
+
+
+REPORTED = [
+    pytest.param(
+        """
+        def step(model, input_ids, cache):
+            out = model(input_ids, past_key_values=cache, use_cache=True)
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        [(3, "SLG002")],
+        id="given-a-cache-of-unknown-class",
+    ),
+    pytest.param(
+        """
+        def step(model, input_ids):
+            out = model(input_ids, past_key_values=None, use_cache=True)
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        [(3, "SLG002")],
+        # the model builds its own cache: a `DynamicCache` for most, a tensor-length one for some
+        # (4.4x Gemma2's `HybridCache`); not followed
+        id="given-no-cache",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache, StaticCache
+
+        def replaced(model, input_ids):
+            out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+            out.past_key_values = StaticCache()
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        [(6, "SLG002")],
+        id="outputs-cache-replaced-by-an-attribute-store",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache, StaticCache
+
+        def replaced(model, input_ids):
+            out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+            out["past_key_values"] = StaticCache()
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        [(6, "SLG002")],
+        id="outputs-cache-replaced-by-an-item-store",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def rebound(model, input_ids, other):
+            out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+            if other is not None:
+                out = other
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """,
+        [(7, "SLG002")],
+        id="outputs-rebound-on-one-path",
+    ),
+    pytest.param(
+        """
+        from transformers import DynamicCache
+
+        def positional(model, input_ids, cache):
+            out = model(input_ids, cache, past_key_values=DynamicCache())
+            return input_ids[:, out[1].get_seq_length() :]
+        """,
+        [(5, "SLG002")],
+        # which item holds the cache depends on the model and on what else it returns: not followed
+        id="outputs-cache-by-index",
+    ),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), REPORTED)
+def test_reported(code: str, expected: list[tuple[int, str]]) -> None:
+    assert codes(code) == expected
