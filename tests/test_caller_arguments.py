@@ -129,6 +129,32 @@ TENSOR_OR_UNKNOWN_CALLERS = {
         def run(input_ids, other):
             return _step(input_ids, DynamicCache(), other)
     """,
+    "global-stored-elsewhere": """\
+        cache = None
+
+
+        def run(input_ids):
+            global cache
+            out = _trim(input_ids, cache)
+            cache = DynamicCache()
+            return out
+
+
+        def reset(config):
+            global cache
+            cache = StaticCache(config, max_cache_len=8)
+    """,
+    "nonlocal-stored-by-a-closure": """\
+        def run(input_ids, config):
+            cache = DynamicCache()
+
+            def reset():
+                nonlocal cache
+                cache = StaticCache(config, max_cache_len=8)
+
+            reset()
+            return _trim(input_ids, cache)
+    """,
     "unknown-attribute": """\
         class Runner:
             def run(self, input_ids):
@@ -269,6 +295,25 @@ def test_a_parameter_given_a_default_cache_when_none_stays_int(tmp_path: Path) -
             return _trim(input_ids), _trim(input_ids, DynamicCache())
     """
     assert codes(write_package(tmp_path, {"gen": module})) == []
+
+
+def test_a_default_is_read_where_the_function_is_defined(tmp_path: Path) -> None:
+    """`cache=SHARED` is the module's `StaticCache`, whatever a caller's own `SHARED` holds."""
+    module = """\
+        from transformers import DynamicCache, StaticCache
+
+        SHARED = StaticCache(None, max_cache_len=8)
+
+
+        def _trim(input_ids, cache=SHARED):
+            return input_ids[:, cache.get_seq_length():]
+
+
+        def run(input_ids):
+            SHARED = DynamicCache()
+            return _trim(input_ids), SHARED
+    """
+    assert codes(write_package(tmp_path, {"gen": module})) == ["SLG002"]
 
 
 # ----- nested functions ---------------------------------------------------------------------------

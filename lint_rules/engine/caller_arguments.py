@@ -103,7 +103,9 @@ class CallerArguments:
             if site is None:
                 return False
             call, caller, own_scope = site
-            argument = passed_argument(call, node, parameter)
+            argument, given = passed_argument(call, node, parameter)
+            if not given:  # a default is evaluated where the function is defined, not in the caller
+                caller, own_scope = None, False
             if argument is None or not self.is_int_length_argument(argument, caller, own_scope):
                 return False
             called = True
@@ -211,9 +213,9 @@ def names_otherwise(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Constant) and node.value == name
 
 
-def passed_argument(call: ast.Call, function: FunctionNode, parameter: str) -> ast.expr | None:
-    """What the call gives the parameter: its argument, by position or keyword, or the default when
-    it passes none; None when that cannot be told (`*args`, `**kwargs`, no default)."""
+def passed_argument(call: ast.Call, function: FunctionNode, parameter: str) -> tuple[ast.expr | None, bool]:
+    """What the call gives the parameter, and whether the call gives it: its argument, by position
+    or keyword, or else the default; None when that cannot be told (`*args`, `**kwargs`, no default)."""
     arguments = function.args
     positional = [argument.arg for argument in [*arguments.posonlyargs, *arguments.args]]
     plain = len(call.args)
@@ -224,15 +226,15 @@ def passed_argument(call: ast.Call, function: FunctionNode, parameter: str) -> a
     if parameter in positional:
         index = positional.index(parameter)
         if index < plain:
-            return call.args[index]
+            return call.args[index], True
         if plain < len(call.args):
-            return None
+            return None, True
     for keyword in call.keywords:
         if keyword.arg == parameter:
-            return keyword.value
+            return keyword.value, True
     if any(keyword.arg is None for keyword in call.keywords):
-        return None
-    return default_of(function, parameter)
+        return None, True
+    return default_of(function, parameter), False
 
 
 def default_of(function: FunctionNode, parameter: str) -> ast.expr | None:
@@ -263,7 +265,11 @@ def rebound_names(function: FunctionNode, module: ModuleFacts) -> frozenset[str]
 
 
 def int_length_locals(function: FunctionNode, module: ModuleFacts) -> frozenset[str]:
-    """The locals every store of which in the function's own body builds an int-length cache."""
+    """The locals every store of which in the function's own body builds an int-length cache (none
+    where a name may be stored elsewhere too: `global`, or `nonlocal` in a nested function)."""
+    text = text_of(function, module.source)
+    if "global" in text or "nonlocal" in text:
+        return frozenset()
     bound = [pair for child in own_nodes(function) for pair in bindings_of(child)]
     return names_bound_to_int_length_caches(function, bound, module)
 
