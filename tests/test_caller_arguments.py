@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.settings import Settings
+from tests.invariants import UNSAFE_TOO, check_invariants
 
 TRIM = """\
     from typing import Any
@@ -427,3 +429,24 @@ def test_a_cycle_of_private_callers_is_not_followed(tmp_path: Path) -> None:
             return _a(ids, DynamicCache(), 2)
     """
     assert codes(write_package(tmp_path, {"gen": module})) == ["SLG002"]
+
+
+# ----- the same fact for the flake8 plugin and the fixer ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("callers", "expected"),
+    [(INT_CALLERS["local-constructor"], []), (TENSOR_OR_UNKNOWN_CALLERS["one-static-cache"], ["SLG002"])],
+    ids=["int-callers", "one-static-cache"],
+)
+def test_the_plugin_and_the_fixer_see_what_the_callers_pass(
+    callers: str, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker, the plugin and the fixer agree: a silent module is left alone, its twin guarded."""
+    text = trim_module(callers)
+    package = write_package(tmp_path, {"module": text})
+    monkeypatch.chdir(package)  # the invariants check `module.py`, a module of the package
+    found = check_invariants(text, "callers")
+    assert [finding.code for finding in found] == expected
+    fixed = fix_text("module.py", text, UNSAFE_TOO)
+    assert (fixed != text) == bool(expected), fixed
