@@ -11,7 +11,8 @@ time, from its one `ast` tree:
   summaries, the scopes to walk and their caches, the loader of the package's other modules;
 - `scope`, `taint`, `summary`: the data shared by the walk (a scope, origins and the state at one
   point, a function's summary), low modules that import no higher one;
-- `scopes`: what a function's header and class tell on entry;
+- `scopes`: what a function's header and class tell on entry, and `caller_arguments`: what every
+  caller of a module-private or nested function passes for a parameter;
 - `walker` and `values`: the forward, flow-sensitive taint walk of statements and expressions;
 - `uses`: the harmful uses, one method per kind, worded by the rules of `lint_rules.rules`;
 - `summaries`: what a function does with its parameters and returns, for its callers;

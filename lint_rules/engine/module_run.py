@@ -10,6 +10,7 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
+from lint_rules.engine.caller_arguments import CallerArguments
 from lint_rules.engine.closures import closure_getters, getter_aliases, reads_any
 from lint_rules.engine.definitions import DEFINITION_STATEMENTS, Definition, first_line_of
 from lint_rules.engine.module_facts import ModuleFacts
@@ -42,6 +43,8 @@ class ModuleRun:
         self.receiver_classes: dict[int, tuple[dict[str, tuple[str, bool]], frozenset[str]]] = {}
         """What each function shows of its receivers' classes and the names it binds, by the id of its
         node (see `imported_methods.receiver_classes`)."""
+        self.caller_arguments = CallerArguments(facts)
+        """What the callers of the module's private and nested functions pass (see `caller_arguments`)."""
         self._scopes: dict[int, Scope] = {}
         self._scopes_to_walk: list[Scope] = []
         self._scopes_found_for: list[int] | None = None
@@ -161,7 +164,7 @@ class ModuleRun:
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)
         if key not in self._scopes:
-            self._scopes[key] = function_scope(definition, self.facts, self.attribute_kinds)
+            self._scopes[key] = function_scope(definition, self.facts, self.attribute_kinds, self.caller_arguments.kind)
         return self._scopes[key]
 
     def attribute_kinds(self, cls: ast.ClassDef) -> dict[str, str]:

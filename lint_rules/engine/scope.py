@@ -31,7 +31,8 @@ class Scope(NamedTuple):
     int_typed_names: frozenset[str] = frozenset()
     entry_kinds: EntryKinds = nothing_known
     """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
-    annotated_parameters: frozenset[str] = frozenset()
+    entry_parameters: frozenset[str] = frozenset()
+    """The parameters `entry_kinds` may know (a rebinding in the walk ends what they held on entry)."""
     parameters: tuple[str, ...] = ()
     definition: Definition | None = None
 

@@ -16,9 +16,20 @@ from lint_rules.engine.taint import INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACH
 
 AttributeKinds = Callable[[ast.ClassDef], dict[str, str]]
 """What `self.attr` holds in a class (see `class_attribute_kinds`), computed once per class by the run."""
+CallerKinds = Callable[[Definition, str], str]
+"""What every caller of a function passes for a parameter (see `caller_arguments`), asked by the run."""
 
 
-def function_scope(definition: Definition, module: ModuleFacts, attribute_kinds: AttributeKinds) -> Scope:
+def nothing_from_callers(definition: Definition, parameter: str) -> str:
+    return ""
+
+
+def function_scope(
+    definition: Definition,
+    module: ModuleFacts,
+    attribute_kinds: AttributeKinds,
+    from_callers: CallerKinds = nothing_from_callers,
+) -> Scope:
     node = definition.node
     assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     arguments = ex.arguments_of(node)
@@ -34,20 +45,26 @@ def function_scope(definition: Definition, module: ModuleFacts, attribute_kinds:
         returns_int=ex.is_int_annotation(node.returns),
         is_source_definition=node.name.lstrip("_") in module.source_methods,
         int_typed_names=frozenset(int_names),
-        entry_kinds=entry_kinds(arguments, cls, module, attribute_kinds),
-        annotated_parameters=frozenset(argument.arg for argument in arguments if argument.annotation is not None),
+        entry_kinds=entry_kinds(arguments, cls, module, attribute_kinds, functools.partial(from_callers, definition)),
+        entry_parameters=frozenset(argument.arg for argument in arguments),
         parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
         definition=definition,
     )
 
 
 def entry_kinds(
-    arguments: list[ast.arg], cls: ast.ClassDef | None, module: ModuleFacts, attribute_kinds: AttributeKinds
+    arguments: list[ast.arg],
+    cls: ast.ClassDef | None,
+    module: ModuleFacts,
+    attribute_kinds: AttributeKinds,
+    from_callers: Callable[[str], str],
 ) -> EntryKinds:
     """A parameter annotated with an int-length cache class (where `int-length-caches` is declared, also
-    one annotated with a tensor-length class); `self.attr` as the class builds or annotates it (longer
-    chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores)."""
+    one annotated with a tensor-length class), or one every caller of a private or nested function
+    passes an int-length cache for (`from_callers`); `self.attr` as the class builds or annotates it
+    (longer chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores)."""
     annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
+    parameters = {argument.arg for argument in arguments}
     known: dict[str, str] = {}
 
     def kind(key: str) -> str:
@@ -57,6 +74,8 @@ def entry_kinds(
                 known[key] = annotated_cache_kind(annotations[key], module)
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
                 known[key] = attribute_kinds(cls).get(key, "")
+            if not known[key] and key in parameters and not module.int_length_receivers:
+                known[key] = from_callers(key)
         return known[key]
 
     return kind

@@ -97,7 +97,7 @@ class State:
         self.kinds: dict[str, str] = kinds or {}
         self.entry = entry
         self.entry_names = entry_names
-        """Plain names `entry` may know (annotated parameters); any `self.attr` it may know too."""
+        """Plain names `entry` may know (parameters); any `self.attr` it may know too."""
         self.rebound: set[str] = rebound or set()
         """Keys `entry` may know that were bound in this walk: what they held on entry no longer counts."""
         self.paths = paths or PathFacts()

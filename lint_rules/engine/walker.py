@@ -54,7 +54,7 @@ class FunctionWalker(ValueWalker):
     """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
 
     def walk(self) -> None:
-        state = State(entry=self.scope.entry_kinds, entry_names=self.scope.annotated_parameters)
+        state = State(entry=self.scope.entry_kinds, entry_names=self.scope.entry_parameters)
         for name in self.run.closure_getters(self.scope.definition):  # `n = c.get_seq_length` around it
             state.kinds[name] = SOURCE_GETTER
         if self.seeded:

@@ -1,0 +1,452 @@
+"""What the callers pass (`lint_rules/engine/caller_arguments.py`, issue 25 pattern 5): a private
+module-level function or a nested function whose every call in its module is visible, and passes an
+int-length cache or None for a parameter, has an int length there. Each silent shape has its
+must-report twin: one caller passing a `StaticCache` or a value of unknown kind, a public function,
+the function used as a value, named in another module, or called with `*args`/`**kwargs`."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from fixers.fix_files import fix_text
+from lint_rules.checking import check_path
+from lint_rules.settings import Settings
+from tests.invariants import UNSAFE_TOO, check_invariants
+
+TRIM = """\
+    from typing import Any
+
+    from transformers import DynamicCache, StaticCache
+
+
+    def {name}(input_ids, cache):
+        n = cache.get_seq_length()
+        return input_ids[:, n:]
+
+
+"""
+
+
+def write_package(root: Path, modules: dict[str, str]) -> Path:
+    package = root / "zoo"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (package / f"{name}.py").write_text(textwrap.dedent(text))
+    return package
+
+
+def codes(package: Path, module: str = "gen") -> list[str]:
+    checked = check_path(str(package / f"{module}.py"), Settings())
+    assert not checked.error, checked.error
+    return [finding.code for finding in checked.findings]
+
+
+def trim_module(callers: str, name: str = "_trim") -> str:
+    return textwrap.dedent(TRIM.format(name=name)) + textwrap.dedent(callers)
+
+
+# ----- a private function: what every call passes -------------------------------------------------
+
+INT_CALLERS = {
+    "local-constructor": """\
+        def run(input_ids):
+            cache = DynamicCache()
+            return _trim(input_ids, cache)
+    """,
+    "constructor-argument": """\
+        def run(input_ids, past):
+            return _trim(input_ids, DynamicCache.from_legacy_cache(past))
+    """,
+    "keyword-and-none": """\
+        def run(input_ids):
+            first = _trim(input_ids, cache=None)
+            return _trim(cache=DynamicCache(), input_ids=first)
+    """,
+    "default-none": """\
+        def _trim_or_all(input_ids, cache=None):
+            n = cache.get_seq_length()
+            return input_ids[:, n:]
+
+
+        def run(input_ids):
+            return _trim_or_all(input_ids), _trim(input_ids, DynamicCache())
+    """,
+    "module-level-call": """\
+        FIRST = _trim([[0]], DynamicCache())
+    """,
+    "private-caller-chain": """\
+        def _step(input_ids, past):
+            return _trim(input_ids, past)
+
+
+        def run(input_ids):
+            return _step(input_ids, DynamicCache())
+    """,
+    "annotated-caller": """\
+        def run(input_ids, cache: DynamicCache):
+            return _trim(input_ids, cache)
+    """,
+    "attribute-built-in-init": """\
+        class Runner:
+            def __init__(self):
+                self.cache = DynamicCache()
+
+            def run(self, input_ids):
+                return _trim(input_ids, self.cache)
+    """,
+}
+
+TENSOR_OR_UNKNOWN_CALLERS = {
+    "one-static-cache": """\
+        def run(input_ids, config):
+            a = _trim(input_ids, DynamicCache())
+            return _trim(a, StaticCache(config, max_cache_len=8))
+    """,
+    "public-callers-parameter": """\
+        def run(input_ids, cache: Any):
+            return _trim(input_ids, cache)
+    """,
+    "unannotated-public-parameter": """\
+        def run(input_ids, cache):
+            return _trim(input_ids, cache)
+    """,
+    "chain-through-a-public-function": """\
+        def step(input_ids, past):
+            return _trim(input_ids, past)
+
+
+        def run(input_ids):
+            return step(input_ids, DynamicCache())
+    """,
+    "caller-rebinds-its-parameter": """\
+        def _step(input_ids, past, other):
+            past = other
+            return _trim(input_ids, past)
+
+
+        def run(input_ids, other):
+            return _step(input_ids, DynamicCache(), other)
+    """,
+    "global-stored-elsewhere": """\
+        cache = None
+
+
+        def run(input_ids):
+            global cache
+            out = _trim(input_ids, cache)
+            cache = DynamicCache()
+            return out
+
+
+        def reset(config):
+            global cache
+            cache = StaticCache(config, max_cache_len=8)
+    """,
+    "nonlocal-stored-by-a-closure": """\
+        def run(input_ids, config):
+            cache = DynamicCache()
+
+            def reset():
+                nonlocal cache
+                cache = StaticCache(config, max_cache_len=8)
+
+            reset()
+            return _trim(input_ids, cache)
+    """,
+    "unknown-attribute": """\
+        class Runner:
+            def run(self, input_ids):
+                return _trim(input_ids, self.draft.past_kv)
+    """,
+    "star-arguments": """\
+        def run(input_ids, *rest):
+            return _trim(input_ids, *rest)
+    """,
+    "keyword-arguments": """\
+        def run(input_ids, **kwargs):
+            return _trim(input_ids, **kwargs)
+    """,
+    "no-default-left-out": """\
+        def run(input_ids):
+            return _trim(input_ids)
+    """,
+    "name-in-a-comprehension": """\
+        def run(input_ids, cache):
+            return [_trim(input_ids, cache) for cache in [DynamicCache(), cache]]
+    """,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(INT_CALLERS))
+def test_a_private_function_whose_every_caller_passes_an_int_cache_is_silent(shape: str, tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"gen": trim_module(INT_CALLERS[shape])})
+    assert codes(package) == []
+
+
+@pytest.mark.parametrize("shape", sorted(TENSOR_OR_UNKNOWN_CALLERS))
+def test_one_caller_passing_a_tensor_or_unknown_cache_is_reported(shape: str, tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"gen": trim_module(TENSOR_OR_UNKNOWN_CALLERS[shape])})
+    assert codes(package) == ["SLG002"]
+
+
+def test_a_public_function_is_reported_whatever_its_module_passes(tmp_path: Path) -> None:
+    callers = INT_CALLERS["local-constructor"].replace("_trim(", "trim(")
+    package = write_package(tmp_path, {"gen": trim_module(callers, name="trim")})
+    assert codes(package) == ["SLG002"]
+
+
+def test_a_function_never_called_is_reported(tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"gen": trim_module("")})
+    assert codes(package) == ["SLG002"]
+
+
+# ----- callers that are not all visible ----------------------------------------------------------
+
+USED_AS_A_VALUE = {
+    "passed": "HANDLERS = list(map(_trim, [[0]], [DynamicCache()]))",
+    "stored": "HANDLERS = {'trim': _trim}",
+    "aliased": "trim = _trim",
+    "exported": "__all__ = ['_trim']",
+    "by-name": "TRIM = globals()['_trim']",
+    "returned": "def handler():\n    return _trim",
+}
+
+
+@pytest.mark.parametrize("use", sorted(USED_AS_A_VALUE))
+def test_a_private_function_used_as_a_value_is_reported(use: str, tmp_path: Path) -> None:
+    callers = textwrap.dedent(INT_CALLERS["local-constructor"]) + "\n\n" + USED_AS_A_VALUE[use] + "\n"
+    package = write_package(tmp_path, {"gen": trim_module(callers)})
+    assert codes(package) == ["SLG002"]
+
+
+def test_a_decorated_private_function_is_reported(tmp_path: Path) -> None:
+    module = trim_module(INT_CALLERS["local-constructor"]).replace("def _trim", "@register\ndef _trim")
+    package = write_package(tmp_path, {"gen": "from .registry import register\n" + module})
+    assert codes(package) == ["SLG002"]
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "from .gen import _trim\n",
+        "from .gen import (\n    run,\n    _trim as trim,\n)\n",
+        "from . import gen\n\n\ndef f(x, c):\n    return gen._trim(x, c)\n",
+        "import importlib\n\nTRIM = getattr(importlib.import_module('zoo.gen'), '_trim')\n",
+    ],
+    ids=["import", "import-as", "attribute", "string"],
+)
+def test_a_private_function_another_module_names_is_reported(other: str, tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"gen": trim_module(INT_CALLERS["local-constructor"]), "other": other})
+    assert codes(package) == ["SLG002"]
+
+
+@pytest.mark.parametrize(
+    "other",
+    ["def _trim_all():\n    pass\n", "def _trim(ids, cache):\n    return ids\n\n\nX = _trim([0], None)\n"],
+    ids=["longer-name", "its-own-copy"],
+)
+def test_another_module_naming_something_else_does_not_matter(other: str, tmp_path: Path) -> None:
+    """A longer name, or another module's own function of the same name (copied code), is not this one."""
+    package = write_package(tmp_path, {"gen": trim_module(INT_CALLERS["local-constructor"]), "other": other})
+    assert codes(package) == []
+
+
+def test_a_module_outside_a_package_is_reported(tmp_path: Path) -> None:
+    """Any script beside it may import the function: its callers are not all known."""
+    (tmp_path / "gen.py").write_text(trim_module(INT_CALLERS["local-constructor"]))
+    checked = check_path(str(tmp_path / "gen.py"), Settings())
+    assert [finding.code for finding in checked.findings] == ["SLG002"]
+
+
+# ----- the parameter itself -------------------------------------------------------------------------
+
+
+def test_a_parameter_rebound_before_its_length_is_asked_is_reported(tmp_path: Path) -> None:
+    module = """\
+        from transformers import DynamicCache
+
+
+        def _trim(input_ids, cache, other):
+            if other is not None:
+                cache = other
+            return input_ids[:, cache.get_seq_length():]
+
+
+        def run(input_ids, other):
+            return _trim(input_ids, DynamicCache(), other)
+    """
+    assert codes(write_package(tmp_path, {"gen": module})) == ["SLG002"]
+
+
+def test_a_parameter_given_a_default_cache_when_none_stays_int(tmp_path: Path) -> None:
+    module = """\
+        from transformers import DynamicCache
+
+
+        def _trim(input_ids, cache=None):
+            if cache is None:
+                cache = DynamicCache()
+            return input_ids[:, cache.get_seq_length():]
+
+
+        def run(input_ids):
+            return _trim(input_ids), _trim(input_ids, DynamicCache())
+    """
+    assert codes(write_package(tmp_path, {"gen": module})) == []
+
+
+def test_a_default_is_read_where_the_function_is_defined(tmp_path: Path) -> None:
+    """`cache=SHARED` is the module's `StaticCache`, whatever a caller's own `SHARED` holds."""
+    module = """\
+        from transformers import DynamicCache, StaticCache
+
+        SHARED = StaticCache(None, max_cache_len=8)
+
+
+        def _trim(input_ids, cache=SHARED):
+            return input_ids[:, cache.get_seq_length():]
+
+
+        def run(input_ids):
+            SHARED = DynamicCache()
+            return _trim(input_ids), SHARED
+    """
+    assert codes(write_package(tmp_path, {"gen": module})) == ["SLG002"]
+
+
+# ----- nested functions ---------------------------------------------------------------------------
+
+NESTED = """\
+    from transformers import DynamicCache, StaticCache
+
+
+    def generate(input_ids, config):
+        def step(ids, cache):
+            return ids[:, cache.get_seq_length():]
+
+        {calls}
+"""
+
+
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        ("return step(input_ids, DynamicCache())", []),
+        ("cache = DynamicCache()\n        return step(input_ids, cache=cache)", []),
+        ("return step(input_ids, StaticCache(config, max_cache_len=8))", ["SLG002"]),
+        ("return step", ["SLG002"]),
+        ("return [step(input_ids, c) for c in (DynamicCache(),)]", ["SLG002"]),
+        ("return (lambda c: step(input_ids, c))(DynamicCache())", ["SLG002"]),
+    ],
+    ids=["constructor", "keyword-local", "static-cache", "returned", "comprehension-name", "lambda"],
+)
+def test_a_nested_function_passes_on_what_its_enclosing_function_passes(
+    calls: str, expected: list[str], tmp_path: Path
+) -> None:
+    module = NESTED.format(calls=calls)
+    assert codes(write_package(tmp_path, {"gen": module})) == expected
+
+
+def test_a_nested_function_shadowed_in_another_function_is_told_apart(tmp_path: Path) -> None:
+    """`step` of `other` is another function: its call does not count for `generate`'s."""
+    module = textwrap.dedent(NESTED.format(calls="return step(input_ids, DynamicCache())")) + textwrap.dedent(
+        """\
+
+
+        def other(input_ids, cache):
+            def step(ids, cache):
+                return ids
+            return step(input_ids, cache)
+        """
+    )
+    assert codes(write_package(tmp_path, {"gen": module})) == []
+
+
+# ----- reduced from real code: kvboost 0.9.0 --------------------------------------------------------
+
+KVBOOST = """\
+    from typing import Any
+
+    from transformers import DynamicCache
+
+
+    def _kv_length(past_kv: Any) -> int:
+        \"\"\"Get seq length of either DynamicCache or tuple-of-tuples KV.\"\"\"
+        if past_kv is None:
+            return 0
+        if hasattr(past_kv, "get_seq_length"):
+            return past_kv.get_seq_length()
+        return len(past_kv[0][0])
+
+
+    class SpeculativeEngine:
+        def __init__(self, draft):
+            self.draft = draft
+            self.verifier_cache = DynamicCache()
+
+        def step(self, input_ids, new_kv_length):
+            cur_len = _kv_length({argument})
+            if new_kv_length < cur_len:
+                return input_ids[:, :new_kv_length]
+            return input_ids
+"""
+
+
+def test_kvboost_kv_length_of_a_cache_its_engine_builds_is_silent(tmp_path: Path) -> None:
+    """`_kv_length` is module-private; its one caller passes the engine's own `DynamicCache`."""
+    package = write_package(tmp_path, {"gen": KVBOOST.format(argument="self.verifier_cache")})
+    assert codes(package) == []
+
+
+def test_kvboost_kv_length_of_the_draft_models_cache_is_reported(tmp_path: Path) -> None:
+    """As in kvboost 0.9.0 (`speculative/engine.py`): the caller passes `self.draft.past_kv`, a
+    cache the draft model's outputs hold, which the engine does not type (labelled false, cause 5+4)."""
+    package = write_package(tmp_path, {"gen": KVBOOST.format(argument="self.draft.past_kv")})
+    assert codes(package) == ["SLG005", "SLG004"]
+
+
+def test_a_cycle_of_private_callers_is_not_followed(tmp_path: Path) -> None:
+    """`_b` passes on what `_a` was given and `_a` what `_b` was: no answer is taken from the cycle."""
+    module = """\
+        from transformers import DynamicCache
+
+
+        def _a(ids, cache, n):
+            if n:
+                return _b(ids, cache, n - 1)
+            return ids[:, cache.get_seq_length():]
+
+
+        def _b(ids, cache, n):
+            return _a(ids, cache, n)
+
+
+        def run(ids):
+            return _a(ids, DynamicCache(), 2)
+    """
+    assert codes(write_package(tmp_path, {"gen": module})) == ["SLG002"]
+
+
+# ----- the same fact for the flake8 plugin and the fixer ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("callers", "expected"),
+    [(INT_CALLERS["local-constructor"], []), (TENSOR_OR_UNKNOWN_CALLERS["one-static-cache"], ["SLG002"])],
+    ids=["int-callers", "one-static-cache"],
+)
+def test_the_plugin_and_the_fixer_see_what_the_callers_pass(
+    callers: str, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker, the plugin and the fixer agree: a silent module is left alone, its twin guarded."""
+    text = trim_module(callers)
+    package = write_package(tmp_path, {"module": text})
+    monkeypatch.chdir(package)  # the invariants check `module.py`, a module of the package
+    found = check_invariants(text, "callers")
+    assert [finding.code for finding in found] == expected
+    fixed = fix_text("module.py", text, UNSAFE_TOO)
+    assert (fixed != text) == bool(expected), fixed
