@@ -33,7 +33,7 @@ from lint_rules.engine.attribute_receivers import receiver_length_kind
 from lint_rules.engine.caches import INT_LENGTH
 from lint_rules.engine.closures import bindings_of, has_int_length, names_bound_to_int_length_caches, own_nodes
 from lint_rules.engine.definitions import Definition, statements_at_lines
-from lint_rules.engine.imports import module_name_of, parsed_module
+from lint_rules.engine.imports import module_name_of, parsed_module, read_bytes
 from lint_rules.engine.module_facts import ModuleFacts
 from lint_rules.engine.never_none import text_of
 from lint_rules.engine.package import package_files
@@ -297,7 +297,7 @@ def reached_elsewhere(top: Path, this_file: Path, name: str) -> bool:
         if file == this_file:
             continue
         try:
-            data = file.read_bytes()
+            data = read_bytes(file)
         except OSError:
             return True
         if name.encode() in data and word.search(data) and may_reach(parsed_module(file), name):

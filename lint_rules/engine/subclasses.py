@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine import expressions as ex
-from lint_rules.engine.imports import imported_names, module_name_of, parsed_module
+from lint_rules.engine.imports import imported_names, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.package import MAX_PACKAGE_FILES, package_files
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -67,7 +67,7 @@ def package_subclasses(module: str, root: Path | None, base: str) -> list[Subcla
         searched, pending = pending, set()
         for file in files:
             try:
-                data = file.read_bytes()
+                data = read_bytes(file)
             except OSError:
                 continue
             if not any(name.encode() in data for name in searched):
