@@ -1,5 +1,5 @@
 """The LibCST side of the device-preserving fix: `torch.arange(a, a + n, ...)` rewritten as
-`torch.arange(n, ...) + a`, the engine's plan (`lint_rules.engine.deviceplan`) carried out.
+`torch.arange(n, ...) + a`, the engine's plan (`lint_rules.engine.fixes.deviceplan`) carried out.
 
 Only the call changes: its first bound goes, the span takes the second bound's place (with that
 argument's comma and whitespace), every keyword stays as written, `device=` is added only when the

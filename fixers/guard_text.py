@@ -3,7 +3,7 @@
     if isinstance(past_length, torch.Tensor):
         past_length = int(past_length.item())
 
-The engine's narrowing (`lint_rules/engine/narrowing.py`) reads any `isinstance(n, torch.Tensor)`
+The engine's narrowing (`lint_rules/engine/flow/narrowing.py`) reads any `isinstance(n, torch.Tensor)`
 test, the guard's among them, on its own terms. tests/helpers_rewrite.py keeps an independent copy
 of the pattern on purpose: it is the tests' oracle, not a user of this one.
 """

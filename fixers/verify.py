@@ -6,7 +6,7 @@
 - every original line is still there, byte for byte and in order, except the lines of a statement
   whose call was hoisted and those of a `torch.arange` call rewritten on the device;
 - a rewritten call is exactly the sum the plan describes: the original's `ast` with each planned
-  call replaced by `lint_rules.engine.deviceplan.rewritten_call` equals the result's.
+  call replaced by `lint_rules.engine.fixes.deviceplan.rewritten_call` equals the result's.
 """
 
 from __future__ import annotations

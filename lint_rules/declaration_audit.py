@@ -9,7 +9,7 @@ import ast
 from collections.abc import Sequence
 
 from lint_rules.engine import NO_DECLARATIONS, Declarations, SourceText, analyze_tree
-from lint_rules.engine.declarations import INT_LENGTH_CACHES, INT_LENGTH_CLASSES
+from lint_rules.engine.facts.declarations import INT_LENGTH_CACHES, INT_LENGTH_CLASSES
 from lint_rules.findings import Finding, Span
 from lint_rules.settings import Settings
 

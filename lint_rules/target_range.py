@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from lint_rules.engine.releases import ALL_RELEASES, RELEASES, ReleaseFacts, Releases, in_order
+from lint_rules.engine.facts.releases import ALL_RELEASES, RELEASES, ReleaseFacts, Releases, in_order
 from lint_rules.specifiers import SpecifierError, SpecifierSet, Version
 
 PACKAGE = "transformers"

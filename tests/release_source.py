@@ -1,5 +1,5 @@
 """What a transformers release's `cache_utils.py` says, read with `ast` from its wheel (no torch, no
-import): the facts `lint_rules/engine/releases.py` records per release, computed from the source so
+import): the facts `lint_rules/engine/facts/releases.py` records per release, computed from the source so
 that tests/test_release_table.py can compare them.
 
 A class's length kind comes from the return expressions of the `get_seq_length` it defines or inherits:
@@ -17,7 +17,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from lint_rules.engine.releases import INT_LENGTH, NONE_LENGTH, TENSOR_LENGTH
+from lint_rules.engine.facts.releases import INT_LENGTH, NONE_LENGTH, TENSOR_LENGTH
 
 TENSOR_FACTORIES = frozenset({"tensor", "zeros", "ones", "full", "empty", "as_tensor"})
 INT_BUILTINS = frozenset({"int", "abs", "len", "min", "max"})

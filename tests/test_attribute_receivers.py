@@ -1,4 +1,4 @@
-"""Receivers whose class the package's code shows (`lint_rules/engine/attribute_receivers.py`): a
+"""Receivers whose class the package's code shows (`lint_rules/engine/facts/attribute_receivers.py`): a
 `self` attribute or an element of one, a local bound from a function or method whose return
 annotation names a class. Each shape is reduced from a released package (transformers-mblt 0.6.1,
 turboquantdc 0.2.0, kvquant-plus-plus 0.1.17, axolotl 0.19.0) and has must-report twins: the same

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
-from lint_rules.engine import classes, imports
-from lint_rules.engine.bounded_cache import BoundedCache
+from lint_rules.engine.facts import classes, imports
+from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.settings import Settings
 
 SIBLINGS = 12

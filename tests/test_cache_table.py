@@ -1,4 +1,4 @@
-"""The engine's table of transformers cache classes (`lint_rules/engine/caches.py`) against the real
+"""The engine's table of transformers cache classes (`lint_rules/engine/facts/caches.py`) against the real
 classes of every release it was checked on: each class is built, updated once with a 3-token step,
 and the type `get_seq_length()` returns is compared with what the table says."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.engine.caches import (
+from lint_rules.engine.facts.caches import (
     CHECKED_RELEASES,
     GENERATION_HOOKS,
     GENERATION_HOOKS_5X,

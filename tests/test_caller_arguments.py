@@ -1,4 +1,4 @@
-"""What the callers pass (`lint_rules/engine/caller_arguments.py`, issue 25 pattern 5): a private
+"""What the callers pass (`lint_rules/engine/flow/caller_arguments.py`, issue 25 pattern 5): a private
 module-level function or a nested function whose every call in its module is visible, and passes an
 int-length cache or None for a parameter, has an int length there. Each silent shape has its
 must-report twin: one caller passing a `StaticCache` or a value of unknown kind, a public function,

@@ -1,4 +1,4 @@
-"""Compiled reach through methods across modules (issue 25, pattern 7; `lint_rules/engine/package_methods.py`):
+"""Compiled reach through methods across modules (issue 25, pattern 7; `lint_rules/engine/facts/package_methods.py`):
 a method, class method or static method of a class of one module runs compiled when a `forward` of
 another module of the package calls it (`Cache.from_legacy_cache(...)` in every model's `forward`,
 a `_update_causal_mask` inherited from a base of another module), so its `.item()` guard is unsafe.

@@ -68,8 +68,8 @@ if target:
 """
 
 POINTS = {
-    "analysis": "lint_rules.engine.module_facts:ModuleFacts.__init__",
-    "fix planning": "lint_rules.engine.fixplan:plan_fix",
+    "analysis": "lint_rules.engine.facts.module_facts:ModuleFacts.__init__",
+    "fix planning": "lint_rules.engine.fixes.fixplan:plan_fix",
     "noqa": "lint_rules.noqa:split_silenced",
     "fix application": "fixers.guards:apply_plans",
 }

@@ -1,4 +1,4 @@
-"""Model outputs (issue 25, pattern 4; `lint_rules/engine/model_outputs.py`): a model given
+"""Model outputs (issue 25, pattern 4; `lint_rules/engine/flow/model_outputs.py`): a model given
 `past_key_values=cache` updates that cache in place and returns it as `outputs.past_key_values`, so
 the length asked of the outputs' cache is `cache`'s. And a cache the code rebuilds from tensors
 (`DynamicCache()` filled by `update`, `DynamicCache.from_legacy_cache(...)`) counts an int.

@@ -325,7 +325,7 @@ def test_hasattr_on_an_attribute_no_class_of_the_package_has_proves_nothing(tmp_
 def test_the_transformers_attribute_table_has_every_cache_attribute_of_the_installed_release() -> None:
     """Every attribute of a transformers class that defines a `get_seq_length` (or of cache_utils, or a
     base of those in those modules), and of torch.nn.Module, is in the table (read from the sources)."""
-    from lint_rules.engine.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
+    from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 
     classes: dict[str, list[ast.ClassDef]] = {}
     wanted: set[str] = set()

@@ -1,7 +1,7 @@
-"""The package view. Compiled reach across modules (`lint_rules/engine/package.py`): a helper that no
+"""The package view. Compiled reach across modules (`lint_rules/engine/facts/package.py`): a helper that no
 compiled region of its own module calls is still compiled when a `forward` of another module of
 the package calls it, so its guard would be a graph break; a helper only host code calls keeps its
-safe guard. Calls across modules (`lint_rules/engine/imported_calls.py`): a length passed to a
+safe guard. Calls across modules (`lint_rules/engine/flow/imported_calls.py`): a length passed to a
 function of another module that uses it as an int is reported at the argument, and a function of
 another module that returns a length is a source where it is called."""
 

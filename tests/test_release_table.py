@@ -1,4 +1,4 @@
-"""Every row of the engine's release table (`lint_rules/engine/releases.py`) against the source of the
+"""Every row of the engine's release table (`lint_rules/engine/facts/releases.py`) against the source of the
 release it names: `transformers/cache_utils.py` and `generation/utils.py` of that wheel, read with
 `ast` (tests/release_source.py) without importing torch or transformers. 5.5.3 and 5.24.0 are read
 where tests/runtime installed them; the other wheels are downloaded once into benchmarks/.cache."""
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.engine.releases import (
+from lint_rules.engine.facts.releases import (
     INT_LENGTH,
     PATH_ENDING_METHODS,
     RELEASES,

@@ -14,7 +14,7 @@ import pytest
 
 from lint_rules.config import ConfigError, settings_from_args
 from lint_rules.engine import analyze_source
-from lint_rules.engine.releases import ALL_RELEASES, RELEASES, Releases, in_order, path_ending_names
+from lint_rules.engine.facts.releases import ALL_RELEASES, RELEASES, Releases, in_order, path_ending_names
 from lint_rules.target_range import TargetRange, range_of, target_range
 from tests.helpers_rewrite import cli_environment
 

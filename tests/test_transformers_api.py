@@ -1,5 +1,5 @@
 """The table of transformers functions that use a length parameter as an int
-(`lint_rules/engine/transformers_api.py`): a length passed to one is reported at the argument, and
+(`lint_rules/engine/facts/transformers_api.py`): a length passed to one is reported at the argument, and
 every entry matches the real function of each checked release that has it (same parameters in the
 same order, the use on the line the entry names); a release without the function is not listed."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lint_rules.engine import analyze_source
-from lint_rules.engine.transformers_api import CHECKED_RELEASES, INT_PARAMETERS, IntParameter
+from lint_rules.engine.facts.transformers_api import CHECKED_RELEASES, INT_PARAMETERS, IntParameter
 from tests.test_cache_table import release_path
 
 USER_CODE = textwrap.dedent(

@@ -5,33 +5,33 @@ Every adapter calls `analyze_tree` with the tree it parsed (flake8 hands the plu
 flake8 plugin, the standalone checker and the fixer; `analyze_source` parses first. One file at a
 time, from its one `ast` tree:
 
-- `module_facts`: what the module's tree tells (definitions, call graph and compiled reach, class
-  facts, torch aliases, the lines that mention a source), built once and read-only;
-- `module_run`: one run's state above the facts: the origins found and their fix plans, the
-  summaries, the scopes to walk and their caches, the loader of the package's other modules;
-- `scope`, `taint`, `summary`: the data shared by the walk (a scope, origins and the state at one
-  point, a function's summary), low modules that import no higher one;
-- `scopes`: what a function's header and class tell on entry, and `caller_arguments`: what every
-  caller of a module-private or nested function passes for a parameter;
-- `walker` and `values`: the forward, flow-sensitive taint walk of statements and expressions;
-- `uses`: the harmful uses, one method per kind, worded by the rules of `lint_rules.rules`;
-- `summaries`: what a function does with its parameters and returns, for its callers;
-- `declarations`: what `[tool.seqlen-guard]` declares (`int-length-caches`, `int-length-classes`)
-  as facts about receivers, and the refusal of a declaration the module's code contradicts;
-- `fixplan`: how each source call can be fixed (guard, hoist or nothing), and how safely, from the
-  origin and its run (`origin_fix_plan`).
+Its folders are its layers, bottom first; a module imports only its own layer or those below:
+
+- `facts/`: read-only facts, built once per module: its text and tree (`source_text`,
+  `module_text`, `definitions`, `expressions`), the transformers releases and their cache classes
+  (`releases`, `caches`), whose length is an int (`classes`, `attributes`, `counters`, the
+  `attribute_*` receivers), the call graph and compiled reach across the package (`callgraph`,
+  `package`, `package_methods`), the declarations, all gathered in `module_facts`;
+- `flow/`: the flow through a function: the data the walk shares (`scope`, `taint`, `summary`),
+  what holds on a function's entry (`function_entry`, `caller_arguments`, `closures`), the walk of
+  statements and expressions (`walker`, `values`, `narrowing`, `never_none`, `operands`), the harmful
+  uses (`uses`), what a function does for its callers (`summarizer`), and one module's run above
+  its facts (`module_run`: origins, fix plans, summaries, the loader of the package's modules);
+- `fixes/`: how each source call can be fixed (guard, hoist or nothing), and how safely
+  (`fixplan`), and the device rewrite where a guard would be unsafe (`deviceplan`);
+- `analysis`: the run: the module's facts, its run, its findings.
 
 The public API below is all that the adapters (`lint_rules.checking`, `flake8_plugin`, `files`,
 `noqa`, `settings`) and the fixer import; the modules behind it are the engine's own.
 """
 
 from lint_rules.engine.analysis import analyze_source, analyze_tree
-from lint_rules.engine.declarations import NO_DECLARATIONS, DeclarationRefused, Declarations
-from lint_rules.engine.definitions import first_line_of, statements_at
-from lint_rules.engine.deviceplan import rewritten_call
-from lint_rules.engine.imports import STAMPS, read_bytes
-from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any, torch_bindings
-from lint_rules.engine.source_text import SourceText
+from lint_rules.engine.facts.declarations import NO_DECLARATIONS, DeclarationRefused, Declarations
+from lint_rules.engine.facts.definitions import first_line_of, statements_at
+from lint_rules.engine.facts.imports import STAMPS, read_bytes
+from lint_rules.engine.facts.module_text import DEFAULT_SOURCE_METHODS, mentions_any, torch_bindings
+from lint_rules.engine.facts.source_text import SourceText
+from lint_rules.engine.fixes.deviceplan import rewritten_call
 
 __all__ = [
     "DEFAULT_SOURCE_METHODS",

@@ -8,23 +8,23 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lint_rules.engine.bounded_cache import BoundedCache
-from lint_rules.engine.declarations import NO_DECLARATIONS, Declarations, check_refusal
-from lint_rules.engine.deviceplan import UseSite, plan_for_use
-from lint_rules.engine.fixplan import origin_fix_plan
-from lint_rules.engine.imported_calls import imported_source_functions
-from lint_rules.engine.imported_methods import imported_source_methods
-from lint_rules.engine.imports import file_stamp, forget_stamps, parsed_module, read_bytes
-from lint_rules.engine.module_facts import ModuleFacts
-from lint_rules.engine.module_run import ModuleRun
-from lint_rules.engine.module_text import DEFAULT_SOURCE_METHODS, mentions_any
-from lint_rules.engine.releases import ALL_RELEASES, Releases
-from lint_rules.engine.scope import Scope
-from lint_rules.engine.source_text import SourceText
-from lint_rules.engine.summaries import Summaries
-from lint_rules.engine.taint import Origin
-from lint_rules.engine.uses import Use
-from lint_rules.engine.walker import FunctionWalker
+from lint_rules.engine.facts.bounded_cache import BoundedCache
+from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations, check_refusal
+from lint_rules.engine.facts.imports import file_stamp, forget_stamps, parsed_module, read_bytes
+from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_text import DEFAULT_SOURCE_METHODS, mentions_any
+from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
+from lint_rules.engine.facts.source_text import SourceText
+from lint_rules.engine.fixes.deviceplan import UseSite, plan_for_use
+from lint_rules.engine.fixes.fixplan import origin_fix_plan
+from lint_rules.engine.flow.imported_calls import imported_source_functions
+from lint_rules.engine.flow.imported_methods import imported_source_methods
+from lint_rules.engine.flow.module_run import ModuleRun
+from lint_rules.engine.flow.scope import Scope
+from lint_rules.engine.flow.summarizer import Summaries
+from lint_rules.engine.flow.taint import Origin
+from lint_rules.engine.flow.uses import Use
+from lint_rules.engine.flow.walker import FunctionWalker
 from lint_rules.findings import Finding, FixPlan, FixSafety
 
 MAX_MODULE_HOPS = 2

@@ -4,7 +4,7 @@ A guard ``if isinstance(x, torch.Tensor): x = int(x.item())`` is harmless on the
 host but a graph break inside a compiled region, and the region is everything
 ``forward`` calls, not only ``forward``. There the fixer rewrites
 ``torch.arange(past, past + n, ...)`` as ``torch.arange(n, ...) + past`` instead
-(lint_rules/engine/deviceplan.py) and leaves the other uses alone.
+(lint_rules/engine/fixes/deviceplan.py) and leaves the other uses alone.
 
 ``vl_scenarios.py`` runs decode loops that call the model themselves, with a
 ``StaticCache`` (its length a tensor once it holds tokens) and ``model.forward``

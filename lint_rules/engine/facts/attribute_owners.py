@@ -1,0 +1,128 @@
+"""`hasattr(c, "attr")` narrows `c` to an int-length cache where only the package's int-length classes
+have `attr`: every class of the package (found across the whole package by the attribute's text)
+that defines it (a class-level name, a method or property, a `self.attr` binding of any form,
+`register_buffer("attr", ...)`), and every subclass of those, has an int length; no transformers
+cache class has it (`TRANSFORMERS_CACHE_ATTRIBUTES`); and the package binds it on no other object
+(`obj.attr = v`, `setattr(obj, "attr", v)`). A class that sets attributes by a name that is not
+a literal (`setattr(self, name, v)`) or answers any (`__getattr__`) and whose file names the
+attribute counts as defining it. What an object from outside the package has is not known: a
+user's object with that attribute and a tensor length is the caveat (README Limits), as for
+`isinstance` with a class of the package.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_bindings import EVERY_ATTRIBUTE, attribute_bindings
+from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
+from lint_rules.engine.facts.classes import ClassFacts
+from lint_rules.engine.facts.imports import module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.subclasses import package_subclasses, whole_package_files
+
+REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
+ANSWERING_ANY = frozenset({"__getattr__", "__getattribute__"})
+
+
+def only_int_length_classes_have(facts: ClassFacts, attribute: str) -> bool:
+    """Only the package's int-length classes (and their subclasses) have `attribute`."""
+    if not attribute or attribute.startswith("__") or attribute in TRANSFORMERS_CACHE_ATTRIBUTES:
+        return False
+    module, root = facts.module
+    if root is None or not module:
+        return False
+    files = whole_package_files(root / module.partition(".")[0])
+    owners: list[tuple[str, ast.ClassDef]] = []
+    for file in files:
+        try:
+            if attribute.encode() not in read_bytes(file):
+                continue
+        except OSError:
+            continue
+        found = owners_in(file, attribute)
+        if found is None:
+            return False
+        owners += found
+    return bool(owners) and all(is_int_length_family(facts, owner, root) for owner in owners)
+
+
+def is_int_length_family(facts: ClassFacts, owner: tuple[str, ast.ClassDef], root: Path) -> bool:
+    """The class and every subclass of it in the package have an int length."""
+    module, cls = owner
+    if not facts.subclass_length_is_int(module, cls):
+        return False
+    subclasses = package_subclasses(module, root, cls.name)
+    return subclasses is not None and all(
+        facts.subclass_length_is_int(name, subclass) for name, subclass, _ in subclasses
+    )
+
+
+def owners_in(file: Path, attribute: str) -> list[tuple[str, ast.ClassDef]] | None:
+    """The classes of the file that have `attribute`; None when the file binds it on another object."""
+    tree = parsed_module(file)
+    if tree is None:
+        return []
+    module, _ = module_name_of(str(file))
+    owners: list[tuple[str, ast.ClassDef]] = []
+    bound_on_receivers: set[int] = set()
+    for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+        bindings = attribute_bindings(cls)
+        on_receivers = set(receiver_bindings(cls, attribute))
+        if on_receivers or attribute in bindings or EVERY_ATTRIBUTE in bindings or ANSWERING_ANY & set(bindings):
+            owners.append((module, cls))
+        bound_on_receivers |= on_receivers
+    for node in ast.walk(tree):
+        if id(node) not in bound_on_receivers and binds_elsewhere(node, attribute):
+            return None
+    return owners
+
+
+def receiver_bindings(cls: ast.ClassDef, attribute: str) -> Iterator[int]:
+    """The ids of the nodes binding `attribute` on the receiver of one of the class's methods."""
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not ex.arguments_of(method):
+            continue
+        receiver = ex.arguments_of(method)[0].arg
+        for node in ast.walk(method):
+            if binds_elsewhere(node, attribute) and bound_object(node) == receiver:
+                yield id(node)
+
+
+def binds_elsewhere(node: ast.AST, attribute: str) -> bool:
+    """`x.attribute = v` (any target form), `setattr(x, "attribute", v)`, `x.register_buffer("attribute", ...)`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == attribute and not isinstance(node.ctx, ast.Load)
+    if not isinstance(node, ast.Call):
+        return False
+    name = ex.called_name(node)
+    last = name.rpartition(".")[2] if name else ex.method_name(node)
+    literal = literal_argument(node, 0 if last in REGISTERING_METHODS else 1)
+    return (last in ("setattr", "__setattr__") or last in REGISTERING_METHODS) and literal in (attribute, None)
+
+
+def literal_argument(call: ast.Call, position: int) -> str | None:
+    """The string literal at `position` ("" when there is none there; None when it is not a literal)."""
+    if len(call.args) <= position:
+        return ""
+    argument = call.args[position]
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return argument.value
+    return None
+
+
+def bound_object(node: ast.AST) -> str:
+    """The name of the object a binding node binds an attribute on ("" when not a plain name)."""
+    if isinstance(node, ast.Attribute):
+        return ex.dotted_name(node.value)
+    if not isinstance(node, ast.Call):
+        return ""
+    owner, _, last = ex.called_name(node).rpartition(".")
+    first = ex.dotted_name(node.args[0]) if node.args else ""
+    if last == "setattr" and not owner:
+        return first
+    if last == "__setattr__" and owner == "object":
+        return first
+    return owner

@@ -1,0 +1,449 @@
+"""Calls between the functions of one module, and which functions a compiled region reaches.
+
+A call is resolved to same-module definitions when its form says which: `f(...)` (a module function
+or a nested `def` in scope), `self.m(...)` / `cls.m(...)` (a method of the class or of a related
+class of the module: a base, or a subclass that overrides it), `super().m(...)`, and
+`self.attr(...)` / `self.attr.m(...)` where the class assigns `self.attr = SomeClass(...)`.
+
+Compiled reach works backwards from a function: a function is compiled if it is a compiled region
+itself (`forward`, a compile/jit decorator, assigned as a `forward`, passed to `torch.compile`, a
+cache method that model code calls from its `forward`), is nested in one, or is called from one.
+Callers are found by the text of the function's name, then checked on the tree; a call whose
+receiver is unknown (`obj.m(...)`) counts as a call of every method `m` of the module: when in
+doubt, a fix is unsafe. Where the module has no compiled caller, the functions the search reached
+are looked for in the package's other modules (`package`, `package_methods`).
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import collections
+from collections.abc import Iterable, Iterator
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.caches import GENERATION_HOOKS
+from lint_rules.engine.facts.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
+from lint_rules.engine.facts.definitions import (
+    Definition,
+    DefinitionIndex,
+    caller_class,
+    calls_at,
+    class_lineage,
+    last_line_of,
+    simple_statements,
+    statements_at_lines,
+)
+from lint_rules.engine.facts.module_text import lines_mentioning
+from lint_rules.engine.facts.package import compiled_caller_elsewhere
+from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
+
+MAX_CALL_DEPTH = 12
+
+
+class CallGraph:
+    def __init__(
+        self,
+        tree: ast.Module,
+        text: str,
+        definitions: DefinitionIndex,
+        torch_aliases: frozenset[str],
+        path: str = "",
+    ) -> None:
+        """`path`: the module's file, whose package is searched for compiled callers in other modules
+        ("" for none: a module read for another one's sake is judged on its own)."""
+        self.path = path
+        self.tree = tree
+        self.text = text
+        self.definitions = definitions
+        self.torch_aliases = torch_aliases
+        self._regions: dict[int, str] = {}
+        self._attribute_classes: dict[int, dict[str, str]] = {}
+        self._compiled_names: frozenset[str] | None = None
+        self._installed: dict[str, bool] = {}
+        self._lines_naming: dict[str, list[int]] = {}
+        self._setattr_lines: list[int] | None = None
+        self._lineages: dict[int, list[ast.ClassDef]] = {}
+
+    # ----- resolving a call -------------------------------------------------------------------
+
+    def callees(self, call: ast.Call, caller: Definition | None, with_overrides: bool = True) -> list[Definition]:
+        """The same-module functions `call` runs, when its form says which (else none); with
+        `with_overrides`, also the subclasses' overrides that `self.m(...)` may dispatch to."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return self.visible_functions(func.id, caller) if func.id in self.definitions.defined_names else []
+        if not isinstance(func, ast.Attribute):
+            return []
+        receiver = func.value
+        cls = caller_class(caller)
+        if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and cls is not None:
+            if func.attr not in self.definitions.defined_names:
+                return self.submodule_call(cls, func.attr)
+            return self.methods_in_family(cls, func.attr, with_overrides) or self.submodule_call(cls, func.attr)
+        if func.attr not in self.definitions.defined_names:
+            return []
+        if ex.is_super_call(receiver) and cls is not None:
+            return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
+        if isinstance(receiver, ast.Name) and receiver.id in self.definitions.classes:
+            return self.methods_in_family(self.definitions.classes[receiver.id], func.attr, with_overrides=False)
+        attribute_class = self.attribute_class(receiver, cls)
+        if attribute_class is not None:
+            return self.methods_in_family(attribute_class, func.attr, with_overrides)
+        return []
+
+    def submodule_call(self, cls: ast.ClassDef, attribute: str) -> list[Definition]:
+        """`self.attr(...)` where the class builds `self.attr = SomeClass(...)`: its `forward` or `__call__`."""
+        attribute_class = self.definitions.classes.get(self.attribute_classes(cls).get(attribute, ""))
+        if attribute_class is None:
+            return []
+        return self.methods_in_family(attribute_class, "forward") or self.methods_in_family(attribute_class, "__call__")
+
+    def visible_functions(self, name: str, caller: Definition | None) -> list[Definition]:
+        scope = caller
+        while scope is not None:
+            if scope.is_function:
+                nested = [
+                    found
+                    for found in self.definitions.nested_in(scope)
+                    if found.parent is scope and found.is_function and found.name == name
+                ]
+                if nested:
+                    return nested
+            scope = scope.parent
+        found = [found for found in self.definitions.functions_named(name) if found.parent is None]
+        if found:
+            return found
+        cls = self.definitions.classes.get(name)
+        return self.own_method(cls, "__init__") if cls is not None else []
+
+    def methods_in_family(self, cls: ast.ClassDef, name: str, with_overrides: bool = True) -> list[Definition]:
+        """`m` as `self.m` may mean in `cls`: the nearest definition in its lineage, and overrides in
+        the module's subclasses of `cls`."""
+        inherited = [found for base in self.lineage(cls) for found in self.own_method(base, name)][:1]
+        if not with_overrides:
+            return inherited
+        overrides = [
+            found
+            for found in self.definitions.functions_named(name)
+            if found.enclosing_class is not None
+            and found.enclosing_class is not cls
+            and cls in self.lineage(found.enclosing_class)
+        ]
+        return inherited + overrides
+
+    def own_method(self, cls: ast.ClassDef, name: str) -> list[Definition]:
+        found = self.definitions.method(cls, name)
+        return [found] if found is not None else []
+
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """The class and its bases defined in the same module, nearest first."""
+        if id(cls) not in self._lineages:
+            self._lineages[id(cls)] = class_lineage(cls, self.definitions.classes)
+        return self._lineages[id(cls)]
+
+    def attribute_class(self, receiver: ast.expr, cls: ast.ClassDef | None) -> ast.ClassDef | None:
+        """The module class of `self.attr` when the class assigns `self.attr = SomeClass(...)`."""
+        key = ex.dotted_name(receiver)
+        if cls is None or not key.startswith("self.") or key.count(".") != 1:
+            return None
+        name = self.attribute_classes(cls).get(key.removeprefix("self."), "")
+        return self.definitions.classes.get(name)
+
+    def attribute_classes(self, cls: ast.ClassDef) -> dict[str, str]:
+        if id(cls) not in self._attribute_classes:
+            self._attribute_classes[id(cls)] = dict(constructed_attributes(cls))
+        return self._attribute_classes[id(cls)]
+
+    # ----- compiled reach ---------------------------------------------------------------------
+
+    def compiled_region(self, definition: Definition) -> str:
+        """Why the function runs compiled ("" when it runs on the host), naming the path to the region.
+
+        A breadth-first search up the callers (and out of an enclosing function, for a nested
+        `def`) for the nearest compiled region; a function Dynamo is told to skip ends its branch.
+        When none is found and the search was complete, every function it visited runs on the host
+        too; a search cut by the depth limit takes the function as compiled.
+        """
+        if id(definition.node) in self._regions:
+            return self._regions[id(definition.node)]
+        reached: dict[int, tuple[Definition, int]] = {id(definition.node): (definition, 0)}
+        """Each visited function -> the function it was reached from (its callee) and the line."""
+        queue = collections.deque([(definition, 0)])
+        cut = False
+        while queue:
+            current, depth = queue.popleft()
+            known = self._regions.get(id(current.node))
+            region = self.own_region(current) if known is None else known
+            if region:
+                return self.remember_path(definition, current, region, reached)
+            if known is not None or self.is_never_compiled(current):
+                continue  # runs on the host: what calls it does not matter
+            if depth >= MAX_CALL_DEPTH:
+                cut = True
+                continue
+            for caller, line in self.callers_and_enclosing(current):
+                if id(caller.node) not in reached:
+                    reached[id(caller.node)] = (current, line)
+                    queue.append((caller, depth + 1))
+        if cut:
+            region = f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled"
+            self._regions[id(definition.node)] = region
+            return region
+        if self.path:
+            look_for_calls(self.path, [found.name for found, _ in reached.values() if self.is_package_method(found)])
+        for reached_definition, _ in list(reached.values()):
+            region = self.compiled_caller_elsewhere(reached_definition) if self.path else ""
+            if region:
+                return self.remember_path(definition, reached_definition, region, reached)
+        for key in reached:
+            self._regions[key] = ""
+        return ""
+
+    def compiled_caller_elsewhere(self, definition: Definition) -> str:
+        """Why a module-level function, or a method of a module-level class, runs compiled because
+        another module of the package calls it from a compiled region ("" when none does)."""
+        cls = definition.enclosing_class
+        if cls is None:
+            return compiled_caller_elsewhere(self.path, definition, CallGraph)
+        if not self.is_package_method(definition):
+            return ""
+        return compiled_method_caller_elsewhere(self.path, definition.name, self.related_classes(cls), CallGraph)
+
+    def is_package_method(self, definition: Definition) -> bool:
+        """A method of a module-level class (which other modules can import)."""
+        cls, parent = definition.enclosing_class, definition.parent
+        return (
+            cls is not None
+            and parent is not None
+            and parent.parent is None
+            and self.definitions.classes.get(cls.name) is cls
+        )
+
+    def related_classes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The names of the module's classes through which a method of `cls` may be called: `cls`,
+        its bases (an instance of one may be a `cls`) and its subclasses (which inherit it)."""
+        return frozenset(
+            other.name
+            for other in self.definitions.classes.values()
+            if cls in self.lineage(other) or other in self.lineage(cls)
+        )
+
+    def remember_path(
+        self, start: Definition, found: Definition, region: str, reached: dict[int, tuple[Definition, int]]
+    ) -> str:
+        """The region of each function on the path from `found` down to `start`, kept and returned for `start`."""
+        self._regions.setdefault(id(found.node), region)
+        current = found
+        while current is not start:
+            callee, line = reached[id(current.node)]
+            if line:  # reached as a caller, not as the enclosing function of a nested def
+                where = f"called from {current.qualname} (line {line})"
+                region = f"{where}, which is {region}" if region.startswith(("called from", "more than")) else where
+            self._regions.setdefault(id(callee.node), region)
+            current = callee
+        return self._regions[id(start.node)]
+
+    def callers_and_enclosing(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
+        """The callers with the line of the call; the enclosing function of a nested `def` with line 0
+        (a method of a class that a function builds is not run by that function)."""
+        parent = definition.parent
+        if parent is not None and parent.is_function:
+            yield parent, 0
+        yield from self.callers(definition)
+
+    def is_never_compiled(self, definition: Definition) -> bool:
+        node = definition.node
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_never_compiled(node, self.torch_aliases)
+
+    def own_region(self, definition: Definition) -> str:
+        if not definition.is_function:
+            return ""
+        assert isinstance(definition.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        in_class = definition.enclosing_class is not None
+        region = compiled_region_of(definition.node, in_class, self.torch_aliases)
+        if region:
+            return region
+        if definition.enclosing_class is not None:
+            region = cache_protocol_region(definition.node, self.lineage(definition.enclosing_class))
+            if region:
+                return region
+        if self.compiled_by_name(definition.name):
+            return f"`{definition.name}` is compiled, or installed on an object, in this module"
+        return ""
+
+    def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
+        """The functions of the module that may call `definition`, with the line of the call."""
+        name = definition.name
+        for line in self.lines_naming(name):
+            caller = self.definitions.innermost_function_at(line)
+            if caller is None or caller is definition:
+                continue
+            if any(self.may_call(call, caller, definition) for call in calls_at(caller.node, line, name)):
+                yield caller, line
+
+    def may_call(self, call: ast.Call, caller: Definition, callee: Definition) -> bool:
+        resolved = self.callees(call, caller)
+        if resolved:
+            return callee in resolved
+        is_method_call = isinstance(call.func, ast.Attribute) and not ex.is_super_call(call.func.value)
+        return is_method_call and callee.enclosing_class is not None
+
+    def compiled_by_name(self, name: str) -> bool:
+        """`name` is passed to `torch.compile(...)`, or installed on an object (`is_installed`),
+        somewhere in the module."""
+        if self._compiled_names is None:
+            self._compiled_names = frozenset(torch_compiled_names(self.text, self.tree, self.torch_aliases))
+        if name in self._compiled_names:
+            return True
+        if name not in self._installed:
+            if self._setattr_lines is None:
+                self._setattr_lines = lines_mentioning(self.text, ["setattr"])
+            self._installed[name] = False  # a name bound to itself through aliases ends here
+            installed, aliases = is_installed(name, self.lines_naming(name), self.tree, self._setattr_lines)
+            self._installed[name] = installed or any(map(self.compiled_by_name, aliases))
+        return self._installed[name]
+
+    def lines_naming(self, name: str) -> list[int]:
+        """The lines where `name` occurs as a whole word, found once per name (callers and
+        installations both ask)."""
+        if name not in self._lines_naming:
+            self._lines_naming[name] = lines_mentioning(self.text, [name], whole_words=True)
+        return self._lines_naming[name]
+
+
+def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
+    """(`attr`, `SomeClass`) for every `self.attr = SomeClass(...)` statement of the class's `__init__`."""
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "__init__":
+            for statement in simple_statements(method.body):
+                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                    for target in statement.targets:
+                        key = ex.dotted_name(target)
+                        if key.startswith("self.") and key.count(".") == 1:
+                            yield key.removeprefix("self."), ex.called_name(statement.value)
+
+
+def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
+    """The names of the functions passed to `torch.compile(fn)` in the module."""
+    lines = lines_mentioning(text, ["compile"])
+    at_lines = statements_at_lines(tree.body, lines)
+    statements = [found for line in lines for found in at_lines.get(line, [])]
+    for node in own_nodes(statements):
+        if isinstance(node, ast.Call) and node.args:
+            module, _, function = ex.called_name(node).rpartition(".")
+            if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
+                yield ex.dotted_name(node.args[0]).rpartition(".")[2]
+
+
+def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> tuple[bool, list[str]]:
+    """Code of the module installs the function `name` as an attribute or an item of an object (a
+    model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
+    types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
+    `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so it counts as
+    compiled, unless installed as a generation method (`installed_as_generation_hook`), which runs on
+    the host. Only the statements on the `lines` that name it are read. Also gives the plain names
+    the function is bound to there (`fn = patched`), which may be installed in turn."""
+    at_lines = statements_at_lines(tree.body, lines)
+    aliases: list[str] = []
+    for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
+        for attribute, value in installations(statement, spans_any(statement, setattr_lines)):
+            if not installed_as_generation_hook(attribute, name) and name in functions_in(value):
+                return True, []
+        aliases += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
+    return False, aliases
+
+
+def plain_bindings(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) for `name = value` (also annotated)."""
+    if isinstance(statement, ast.Assign):
+        yield from ((target.id, statement.value) for target in statement.targets if isinstance(target, ast.Name))
+    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
+        yield statement.target.id, statement.value
+
+
+def installed_as_generation_hook(attribute: str, name: str) -> bool:
+    """Installed under a generation method's name, or kept as one under a name that ends with its own
+    (`self.base_model_prepare_inputs_for_generation = base.prepare_inputs_for_generation`)."""
+    return attribute in GENERATION_HOOKS or (name in GENERATION_HOOKS and attribute.endswith(name))
+
+
+def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
+    """Whether one of the sorted `lines` lies within the statement (its first line to its last)."""
+    index = bisect.bisect_left(lines, statement.lineno)
+    return index < len(lines) and lines[index] <= last_line_of(statement)
+
+
+def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple[str, ast.expr]]:
+    """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
+    and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`; the name is ""
+    where it cannot be read. `may_call_setattr` False (no line of the statement says `setattr`) skips
+    the search for the call."""
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            yield from bound_members(target, statement.value)
+    if not may_call_setattr:
+        return
+    for node in own_nodes([statement]):
+        if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
+            name = node.args[1]
+            yield (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else ""), node.args[2]
+
+
+def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value] * len(target.elts)
+        if len(values) != len(target.elts):
+            values = [value] * len(target.elts)
+        for element, element_value in zip(target.elts, values, strict=True):
+            yield from bound_members(element, element_value)
+    elif isinstance(target, ast.Attribute):
+        yield target.attr, value
+    elif isinstance(target, ast.Subscript):
+        key = target.slice
+        yield (key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""), value
+
+
+def functions_in(value: ast.expr) -> set[str]:
+    """The names a value may hand over as a function: every name and attribute in it (`fn`,
+    `self._patched`, `types.MethodType(fn, model)`, `fn.__get__(model)`, `a if flag else b`), except
+    the functions it calls to build the value, outside a lambda (`make(x)` hands over what `make`
+    returns)."""
+    found: set[str] = set()
+    pending: list[tuple[ast.expr, bool]] = [(value, False)]
+    while pending:
+        node, in_lambda = pending.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        if isinstance(node, ast.Call) and not in_lambda:
+            children: list[ast.AST] = [*node.args, *(keyword.value for keyword in node.keywords)]
+            if not isinstance(node.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
+                children.append(node.func.value if isinstance(node.func, ast.Attribute) else node.func)
+        else:
+            children = list(ast.iter_child_nodes(node))
+        inside_lambda = in_lambda or isinstance(node, ast.Lambda)
+        pending.extend((child, inside_lambda) for child in children if isinstance(child, ast.expr))
+    return found
+
+
+def own_nodes(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of each statement (each once) but those of the blocks a compound statement holds:
+    its header, decorators and handlers' types. A statement in a block is a node of its own where
+    it spans a line asked about, so walking the blocks too would only visit nodes of other lines."""
+    for statement in dict.fromkeys(statements):
+        pending: list[ast.AST] = [statement]
+        while pending:
+            node = pending.pop()
+            yield node
+            pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
+
+
+def bound_function(value: ast.expr) -> ast.expr:
+    """`fn`, `types.MethodType(fn, module)` or `functools.partial(fn, ...)`: the function itself."""
+    wrapper = ex.called_name(value).rpartition(".")[2] if isinstance(value, ast.Call) else ""
+    if isinstance(value, ast.Call) and wrapper in {"MethodType", "partial"} and value.args:
+        return value.args[0]
+    return value

@@ -1,0 +1,683 @@
+"""What the module's classes tell about lengths: whose `get_seq_length()` is an int, which receivers
+are such caches (annotations, constructors), and which attributes a class builds as tensors.
+
+A class's *length kind* is "int" when its source method provably returns an int: a transformers
+class in the table of `caches.py`, a class whose own override returns only ints (directly, through
+a local, or through `self.attr` assigned only ints), or a subclass of an "int" class that does not
+override it. Classes imported from other modules of the same package are read from disk.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import functools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attributes import (
+    COUNT_ADDED,
+    AttributeBindings,
+    attribute_bindings,
+    is_new_tensor,
+    self_attribute,
+)
+from lint_rules.engine.facts.binding_forms import expression_lines_of
+from lint_rules.engine.facts.bounded_cache import BoundedCache
+from lint_rules.engine.facts.caches import (
+    INT_LENGTH,
+    TENSOR_LENGTH,
+    TRANSFORMERS_MODULES,
+    WRAPPER_CLASSES,
+    is_transformers_module,
+    length_kind_of_transformers_class,
+)
+from lint_rules.engine.facts.counters import bindings_of
+from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
+from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
+from lint_rules.engine.facts.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
+from lint_rules.engine.facts.module_text import lines_mentioning, top_level_statements
+from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
+from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
+
+MAX_MODULE_DEPTH = 4
+
+REPLICATED_LAYER_CLASS = "layer_class_to_replicate"
+"""The keyword of transformers' `Cache.__init__` naming the class of every layer `update` adds."""
+
+KnownKind = Callable[[ast.expr], str]
+"""What the walk knows a value holds: INT_LENGTH for a name bound to an int-length cache."""
+
+
+def nothing_known(value: ast.expr) -> str:
+    return ""
+
+
+class ClassFacts:
+    """Length facts about the classes one module defines or imports."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        source_methods: frozenset[str],
+        path: str = "",
+        module_name: str | None = None,
+        root: Path | None = None,
+        depth: int = 0,
+        classes: dict[str, ast.ClassDef] | None = None,
+        text: str | None = None,
+        releases: Releases = ALL_RELEASES,
+        declarations: Declarations = NO_DECLARATIONS,
+    ) -> None:
+        self.tree = tree
+        self.releases = releases
+        """The transformers releases the module runs on: the table's classes have their length there."""
+        self.declarations = declarations.only_classes()
+        """`int-length-classes`: classes whose length is an int, though nothing here shows it."""
+        self.text = text
+        """The module's text, when the caller has it: a cheap first look before walking statements."""
+        self.source_methods = source_methods
+        self.path = path
+        self._module: tuple[str, Path | None] | None = (module_name, root) if module_name is not None else None
+        self.depth = depth
+        self.classes = classes if classes is not None else module_classes(tree)
+        self._imports: dict[str, tuple[str, str]] | None = None
+        self._function_imports: dict[str, tuple[str, str]] | None = None
+        self._bound_modules: dict[str, str] | None = None
+        self._kinds: dict[int, str] = {}
+        self._computing: set[int] = set()
+        self._read_a_cycle = False
+        self._tensor_attributes: dict[int, frozenset[str]] = {}
+        self._int_attributes: dict[int, frozenset[str]] = {}
+        self._bindings: dict[int, AttributeBindings] = {}
+        self._subclasses: dict[int, list[ast.ClassDef]] | None = None
+        self._rebinding_subclasses: dict[str, bool] = {}
+        self._expression_lines: list[int] | None = None
+
+    # ----- where names come from --------------------------------------------------------------
+
+    @property
+    def module(self) -> tuple[str, Path | None]:
+        if self._module is None:
+            self._module = module_name_of(self.path)
+        return self._module
+
+    def imports(self) -> dict[str, tuple[str, str]]:
+        if self._imports is None:
+            name, _ = self.module
+            self._imports = imported_names(self.tree, name, self.path.endswith("__init__.py"))
+        return self._imports
+
+    def function_imports(self) -> dict[str, tuple[str, str]]:
+        """`from m import x` inside a function or method body, read like a module-level one (asked only
+        for a name the module level does not import)."""
+        if self._function_imports is None:
+            name, _ = self.module
+            found: dict[str, set[tuple[str, str]]] = {}
+            for body in self.bodies_that_may_import():
+                statements = ast.Module(body=list(nested_imports(body)), type_ignores=[])
+                for local, origin in imported_names(statements, name, self.path.endswith("__init__.py")).items():
+                    found.setdefault(local, set()).add(origin)
+            # a name two functions import from different places means nothing module-wide
+            self._function_imports = {local: origins.pop() for local, origins in found.items() if len(origins) == 1}
+        return self._function_imports
+
+    def bodies_that_may_import(self) -> list[list[ast.stmt]]:
+        """The bodies of the top-level `def`s and classes; with the text, only those whose lines hold the
+        word `import` (every `from ... import` statement has it)."""
+        definitions = [node for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITION_STATEMENTS)]
+        if self.text is not None:
+            lines = lines_mentioning(self.text, ["import"])
+            definitions = [
+                node
+                for node in definitions
+                if bisect.bisect_right(lines, node.end_lineno or node.lineno) > bisect.bisect_left(lines, node.lineno)
+            ]
+        return [node.body for node in definitions]
+
+    def in_transformers_table_module(self) -> bool:
+        name, _ = self.module
+        return name in TRANSFORMERS_MODULES
+
+    # ----- length kinds -----------------------------------------------------------------------
+
+    def length_kind_of_name(self, name: str) -> str:
+        """ "int", "tensor" or "" (unknown) for a class named in this module (`DynamicCache`,
+        `transformers.DynamicCache`, a local class, an import from the same package)."""
+        prefix, _, last = name.rpartition(".")
+        if prefix:
+            return self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
+        local = self.classes.get(name)
+        if local is not None:
+            return self.length_kind(local)
+        imported = self.imports().get(name) or self.function_imports().get(name)
+        if imported is None:
+            return ""
+        module, original = imported
+        if is_transformers_module(module):
+            return self.transformers_kind(original) or self.declared_kind(module, original)
+        if self.declared_kind(module, original):
+            return INT_LENGTH
+        other = self.other_module(module)
+        kind = other.length_kind_of_name(original) if other is not None else ""
+        return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
+
+    def a_subclass_rebinds_state(self, name: str) -> bool:
+        """A class of this module derives from the imported class `name` and binds (in its methods or
+        its body) an attribute that class binds to something other than an int: an object of the
+        imported class may be one of those."""
+        if name not in self._rebinding_subclasses:
+            found = self.class_named(name)
+            state = found[0].instance_attributes(found[1]) if found is not None else None
+            self._rebinding_subclasses[name] = any(
+                self.rebinds(self.bindings(member), state)
+                for member in self.classes.values()
+                if any(ex.dotted_name(base) == name for ancestor in self.lineage(member) for base in ancestor.bases)
+            )
+        return self._rebinding_subclasses[name]
+
+    @staticmethod
+    def rebinds(own: AttributeBindings, state: set[str] | None) -> bool:
+        """`own` binds an attribute of `state` (any, when None) to something other than an int."""
+        bound = [*own.values.items(), *own.class_level.items()]
+        return own.opaque or any(
+            not all(map(ex.is_structurally_int, values))
+            for attribute, values in bound
+            if state is None or attribute in state
+        )
+
+    def transformers_kind(self, name: str) -> str:
+        return length_kind_of_transformers_class(name, self.releases)
+
+    def length_kind_through_module(self, prefix: str, name: str) -> str:
+        """`cache_utils.ZooCache`, `cu.ZooCache`, `zoo.utils.cache_utils.ZooCache`: the class `name` of
+        the module a module-level import binds `prefix` to (transformers' by the table; a module of
+        the package read from disk, or its package's `__init__.py` re-exporting the class)."""
+        if prefix in TRANSFORMERS_MODULES:
+            return self.transformers_kind(name)
+        module = self.bound_modules().get(prefix)
+        if module is None:
+            return ""
+        if is_transformers_module(module):
+            return self.transformers_kind(name)
+        other = self.other_module(module)
+        return other.length_kind_of_name(name) if other is not None else ""
+
+    def bound_modules(self) -> dict[str, str]:
+        """Dotted local names a module-level import binds to a module (see `imports.bound_modules`)."""
+        if self._bound_modules is None:
+            module_name, _ = self.module
+            self._bound_modules = bound_modules(self.tree, module_name, self.path.endswith("__init__.py"))
+        return self._bound_modules
+
+    def length_kind(self, cls: ast.ClassDef) -> str:
+        """Kept once known; an answer that read a class still being computed (a cycle through bases or
+        delegation, which proves nothing) is not kept, so no answer depends on which class was asked first."""
+        key = id(cls)
+        if key in self._kinds:
+            return self._kinds[key]
+        if key in self._computing:
+            self._read_a_cycle = True
+            return ""
+        outer_read_a_cycle, self._read_a_cycle = self._read_a_cycle, False
+        self._computing.add(key)
+        try:
+            kind = self.compute_length_kind(cls)
+        finally:
+            self._computing.discard(key)
+        if not self._read_a_cycle:
+            self._kinds[key] = kind
+        self._read_a_cycle = outer_read_a_cycle or self._read_a_cycle
+        return kind
+
+    def declared_kind(self, module: str, name: str) -> str:
+        """INT_LENGTH for a class `int-length-classes` declares, else ""."""
+        return INT_LENGTH if self.declarations.declares_class(module, name) else ""
+
+    def compute_length_kind(self, cls: ast.ClassDef) -> str:
+        if self.in_transformers_table_module() and self.transformers_kind(cls.name):
+            return self.transformers_kind(cls.name)
+        if self.declarations and self.declared_kind(self.module[0], cls.name):
+            return INT_LENGTH
+        own = self.own_source_method(cls)
+        if own is not None and is_abstract(own):
+            return INT_LENGTH if self.every_subclass_int(cls) else ""
+        if own is not None:
+            delegated = functools.partial(self.delegates_to_int_length, cls)
+            if returns_only_ints(own, self.int_attributes(cls), delegated):
+                return INT_LENGTH
+            return TENSOR_LENGTH if returns_a_tensor(own, self.tensor_attributes(cls)) else ""
+        inherited = self.bases_length_kind(cls)
+        return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
+
+    def every_subclass_int(self, cls: ast.ClassDef) -> bool:
+        """A private base whose source method is abstract: every subclass in the package is int (`subclasses`)."""
+        module, root = self.module
+        return every_subclass_int(module, root, cls, self.subclass_length_is_int, self.own_source_method)
+
+    def subclass_length_is_int(self, module: str, cls: ast.ClassDef) -> bool:
+        facts = self if module == self.module[0] else self.other_module(module)
+        if facts is None:
+            return False
+        same = facts.classes.get(cls.name)
+        return facts.length_kind(same if same is not None and same.lineno == cls.lineno else cls) == INT_LENGTH
+
+    def keeps_int_state(self, cls: ast.ClassDef) -> bool:
+        """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""
+        return (
+            self.binds_shared_state_to_ints(cls)
+            and self.adds_only_int_length_layers(cls)
+            and self.replicated_layer_kind(cls) in (None, INT_LENGTH)
+        )
+
+    def binds_shared_state_to_ints(self, cls: ast.ClassDef) -> bool:
+        """What the bases bind (and `self.layers`) the subclass binds only to ints; with a base read
+        from another module (whose bindings are not merged here), everything it binds."""
+        own = self.bindings(cls)
+        inherited, _ = self.lineage_bindings(cls)
+        elsewhere = any(map(self.has_base_elsewhere, self.lineage(cls)))
+        shared = [
+            value
+            for attribute, values in own.values.items()
+            if elsewhere or len(inherited.get(attribute, [])) > len(values) or attribute == "layers"
+            for value in values
+        ]
+        state = self.instance_attributes(cls)
+        shadowed = [  # a default, a property or a method in the class body over state the bases bind
+            value
+            for attribute, values in own.class_level.items()
+            if state is None or attribute in state
+            for value in values
+        ]
+        return not own.opaque and all(map(ex.is_structurally_int, [*shared, *shadowed]))
+
+    def instance_attributes(self, cls: ast.ClassDef) -> set[str] | None:
+        """The attributes the lineage binds in its methods, bases in sibling modules read too; None
+        when a base is neither found nor one of transformers' (anything may be state)."""
+        names, _ = self.lineage_bindings(cls)
+        found = set(names)
+        for member in self.lineage(cls):
+            for base in member.bases:
+                name = ex.dotted_name(base)
+                if name in self.classes or name.rpartition(".")[0] in TRANSFORMERS_MODULES:
+                    continue
+                imported = self.imports().get(name)
+                if imported is not None and is_transformers_module(imported[0]):
+                    continue
+                other = self.class_named(name)
+                inner = other[0].instance_attributes(other[1]) if other is not None else None
+                if inner is None:
+                    return None
+                found |= inner
+        return found
+
+    def adds_only_int_length_layers(self, cls: ast.ClassDef) -> bool:
+        """Only int-length objects go into `self.layers`, or a container the bases fill."""
+        own = self.bindings(cls)
+        filled_by_bases = {attribute for base in self.lineage(cls)[1:] for attribute in self.bindings(base).contents}
+        added = [
+            value
+            for attribute, values in own.contents.items()
+            if attribute == "layers" or attribute in filled_by_bases
+            for value in values
+        ]
+        return all(value is not None and self.is_int_length_object(cls, value) for value in added)
+
+    def has_base_elsewhere(self, cls: ast.ClassDef) -> bool:
+        """A base that is neither a class of this module nor one of transformers'."""
+        for base in cls.bases:
+            name = ex.dotted_name(base)
+            prefix = name.rpartition(".")[0]
+            imported = self.imports().get(name)
+            if name in self.classes or prefix in TRANSFORMERS_MODULES:
+                continue
+            if imported is None or not is_transformers_module(imported[0]):
+                return True
+        return False
+
+    def has_package_base(self, cls: ast.ClassDef) -> bool:
+        """A base imported from a module that is not transformers' (maybe a sibling's class)."""
+        imports = self.imports()
+        return any(
+            name in imports and not is_transformers_module(imports[name][0]) for name in map(ex.dotted_name, cls.bases)
+        )
+
+    def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
+        """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
+        `self.layers[i].get_seq_length()` or `self.parent.cache.get_seq_length()`, where the class (or
+        the attribute's class) builds that object with an int-length class's constructor."""
+        if not (isinstance(value, ast.Call) and ex.getter_name(value) in self.source_methods):
+            return False
+        receiver = ex.getter_receiver(value)
+        if isinstance(receiver, ast.Subscript) and self.holds_only_int_length_objects(cls, receiver.value):
+            return True
+        bound = self.attribute_values(cls, receiver) if receiver is not None else []
+        if bound and all(self.constructed_kind(value) == INT_LENGTH for value in bound):
+            return True
+        from lint_rules.engine.facts.attribute_receivers import receiver_length_kind  # above this file: it builds on it
+
+        return receiver is not None and receiver_length_kind(self, cls, None, receiver) == INT_LENGTH
+
+    def attribute_values(self, cls: ast.ClassDef, node: ast.expr) -> list[ast.expr]:
+        """Every value bound to `self.attr` (or `self.attr.other`, through the class `self.attr` is
+        built from) in the class and its same-module bases; [] when unknown."""
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
+            owner = self.attribute_class(cls, node.value)
+            return owner[0].attribute_values(owner[1], ast.Attribute(ast.Name("self"), node.attr)) if owner else []
+        attribute = self_attribute(node)
+        values, _ = self.lineage_bindings(cls)
+        return values.get(attribute, []) if attribute else []
+
+    def attribute_class(self, cls: ast.ClassDef, node: ast.expr) -> tuple[ClassFacts, ast.ClassDef] | None:
+        """The class every binding of `self.attr` constructs, with the facts of its module."""
+        names = {
+            ex.called_name(bound) if isinstance(bound, ast.Call) else "" for bound in self.attribute_values(cls, node)
+        }
+        if len(names) != 1 or "" in names:
+            return None
+        return self.class_named(names.pop())
+
+    def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
+        prefix, _, last = name.rpartition(".")
+        if prefix:  # `cache_utils.Owner`: through a name bound to a module of the package
+            module = self.bound_modules().get(prefix)
+            other = self.other_module(module) if module is not None and not is_transformers_module(module) else None
+            return other.class_named(last) if other is not None else None
+        local = self.classes.get(name)
+        if local is not None:
+            return self, local
+        imported = self.imports().get(name)
+        if imported is None or is_transformers_module(imported[0]):
+            return None
+        other = self.other_module(imported[0])
+        return other.class_named(imported[1]) if other is not None else None
+
+    def holds_only_int_length_objects(self, cls: ast.ClassDef, container: ast.expr) -> bool:
+        """`self.layers` holds only int-length objects: it is built from their constructors (or, bound
+        nowhere in the package, by transformers' `Cache` from the class the lineage passes as
+        `layer_class_to_replicate`), and only such objects are put in later (`append`, an item store)."""
+        attribute = self_attribute(container)
+        added = [value for member in self.lineage(cls) for value in self.bindings(member).contents.get(attribute, [])]
+        if not all(value is not None and self.is_int_length_object(cls, value) for value in added):
+            return False
+        values = self.attribute_values(cls, container)
+        if values:
+            return all(map(self.holds_int_length_objects, values))
+        return attribute == "layers" and self.replicated_layer_kind(cls) == INT_LENGTH
+
+    def is_int_length_object(self, cls: ast.ClassDef, value: ast.expr) -> bool:
+        """`Layer()` of an int-length class, or `self.layer_class_to_replicate()` replicating one."""
+        if isinstance(value, ast.Call) and ex.dotted_name(value.func) == f"self.{REPLICATED_LAYER_CLASS}":
+            return self.replicated_layer_kind(cls) == INT_LENGTH
+        return self.constructed_kind(value) == INT_LENGTH
+
+    def replicated_layer_kind(self, cls: ast.ClassDef) -> str | None:
+        """The length kind of the class the lineage gives transformers' `Cache` as
+        `super().__init__(layer_class_to_replicate=Layer)`: every layer `update` adds is one. Unknown
+        ("") when the lineage passes several or binds `self.layer_class_to_replicate` itself; None
+        when it never names one."""
+        lineage = self.lineage(cls)
+        if any(REPLICATED_LAYER_CLASS in self.bindings(member).values for member in lineage):
+            return ""
+        names = {
+            ex.dotted_name(value)
+            for member in lineage
+            for value in self.bindings(member).init_keywords.get(REPLICATED_LAYER_CLASS, [])
+        }
+        if not names:
+            return None
+        return self.length_kind_of_name(names.pop()) if len(names) == 1 and "" not in names else ""
+
+    def holds_int_length_objects(self, value: ast.expr) -> bool:
+        """`[Layer() for _ in range(n)]`, `[Layer(), Layer()]`, `(Layer(),)`: only int-length objects."""
+        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+            return self.constructed_kind(value.elt) == INT_LENGTH
+        if isinstance(value, (ast.List, ast.Tuple)):
+            return bool(value.elts) and all(self.constructed_kind(element) == INT_LENGTH for element in value.elts)
+        return False
+
+    def bases_length_kind(self, cls: ast.ClassDef) -> str:
+        """The length kind `cls` inherits: that of its first base that has one."""
+        for base in cls.bases:
+            kind = self.length_kind_of_name(ex.dotted_name(base))
+            if kind:
+                return kind
+        return ""
+
+    def own_source_method(self, cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        for statement in cls.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in self.source_methods:
+                return statement
+        return None
+
+    def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names every binding of which is an int: in its methods, a class body's default
+        (a property or any other form there is not one), in the class, its same-module bases and its
+        same-module subclasses (an instance of one may stand where the class is expected). None
+        when one of them may bind any attribute (`setattr(self, name, v)`, `self.__dict__`)."""
+        if id(cls) not in self._int_attributes:
+            members = [*self.lineage(cls), *self.subclasses(cls)]
+            bindings = [self.bindings(member) for member in members]
+            bound: dict[str, list[ast.expr]] = {}
+            for binding in bindings:
+                for attribute, values in [*binding.values.items(), *binding.class_level.items()]:
+                    bound.setdefault(attribute, []).extend(values)
+            called = {attribute for binding in bindings for attribute in binding.called}
+            opaque = any(binding.opaque for binding in bindings)
+            self._int_attributes[id(cls)] = frozenset(
+                attribute
+                for attribute, values in bound.items()
+                if not opaque and attribute not in called and is_int_counter(values)
+            )
+        return self._int_attributes[id(cls)]
+
+    def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """The module's classes that have `cls` among their bases, however far up."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for member in self.classes.values():
+                for base in self.lineage(member)[1:]:
+                    self._subclasses.setdefault(id(base), []).append(member)
+        return self._subclasses.get(id(cls), [])
+
+    def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
+        if id(cls) not in self._tensor_attributes:
+            values, _ = self.lineage_bindings(cls)
+            self._tensor_attributes[id(cls)] = frozenset(
+                attribute for attribute, bound in values.items() if all(map(is_new_tensor, bound))
+            )
+        return self._tensor_attributes[id(cls)]
+
+    def attribute_annotations(self, cls: ast.ClassDef) -> dict[str, ast.expr]:
+        return self.bindings(cls).annotations
+
+    def lineage_bindings(self, cls: ast.ClassDef) -> tuple[dict[str, list[ast.expr]], set[str]]:
+        values: dict[str, list[ast.expr]] = {}
+        called: set[str] = set()
+        for member in self.lineage(cls):
+            bindings = self.bindings(member)
+            for attribute, bound in bindings.values.items():
+                values.setdefault(attribute, []).extend(bound)
+            called |= bindings.called
+        return values, called
+
+    def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
+        if id(cls) not in self._bindings:
+            self._bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
+        return self._bindings[id(cls)]
+
+    def expression_lines(self) -> list[int] | None:
+        """The lines where a binding form inside an expression may be (None: no text, look everywhere)."""
+        if self._expression_lines is None and self.text is not None:
+            self._expression_lines = expression_lines_of(self.text)
+        return self._expression_lines
+
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        return class_lineage(cls, self.classes)
+
+    def other_module(self, module: str) -> ClassFacts | None:
+        if self.depth >= MAX_MODULE_DEPTH:
+            return None
+        _, root = self.module
+        file = module_file(module, root)
+        if file is None:
+            return None
+        key = (file, self.source_methods, self.depth + 1, self.releases, self.declarations)
+        if key not in _OTHER_MODULES:
+            tree = parsed_module(file)
+            facts = None
+            if tree is not None:
+                depth = self.depth + 1
+                facts = ClassFacts(
+                    tree,
+                    self.source_methods,
+                    str(file),
+                    module,
+                    root,
+                    depth,
+                    releases=self.releases,
+                    declarations=self.declarations,
+                )
+            _OTHER_MODULES[key] = facts
+        return _OTHER_MODULES[key]
+
+    # ----- receivers and attributes -----------------------------------------------------------
+
+    def annotation_kind(self, annotation: ast.expr | None) -> str:
+        """ "int" when every class an annotation admits (None aside) has an int length."""
+        classes = annotated_classes(annotation)
+        if not classes:
+            return ""
+        return INT_LENGTH if all(self.length_kind_of_name(name) == INT_LENGTH for name in classes) else ""
+
+    def admits_tensor_length(self, annotation: ast.expr | None) -> bool:
+        """Some class the annotation admits has a tensor length (`StaticCache | None`, `Cache | StaticCache`)."""
+        return any(self.length_kind_of_name(name) == TENSOR_LENGTH for name in annotated_classes(annotation))
+
+    def constructed_kind(self, value: ast.expr, known_kind: KnownKind = nothing_known) -> str:
+        """`DynamicCache(...)` or `DynamicCache.from_legacy_cache(...)`: the class's length kind;
+        `known_kind` tells what a name given to a wrapper holds (`EncoderDecoderCache(own, cross)`)."""
+        if not isinstance(value, ast.Call):
+            return ""
+        name = ex.called_name(value)
+        owner, _, method = name.rpartition(".")
+        if self.is_transformers_wrapper(name):
+            return self.wrapped_kind(value, known_kind)
+        if method[:1].isupper():
+            return self.length_kind_of_name(name)
+        if owner.rpartition(".")[2][:1].isupper() and method.startswith("from_"):
+            return self.length_kind_of_name(owner)
+        return ""  # a function or a method call, not a class (classes are named in CapWords)
+
+    def is_transformers_wrapper(self, name: str) -> bool:
+        """`EncoderDecoderCache` (or `transformers.EncoderDecoderCache`) naming transformers' class."""
+        prefix, _, last = name.rpartition(".")
+        if prefix:
+            return last in WRAPPER_CLASSES and prefix in TRANSFORMERS_MODULES
+        if name in self.classes:
+            return name in WRAPPER_CLASSES and self.in_transformers_table_module()
+        imported = self.imports().get(name)
+        if imported is None and name in WRAPPER_CLASSES:  # an alias made inside a function is not looked for
+            imported = self.function_imports().get(name)
+        return imported is not None and is_transformers_module(imported[0]) and imported[1] in WRAPPER_CLASSES
+
+    def wrapped_kind(self, call: ast.Call, known_kind: KnownKind) -> str:
+        """The length kind of a wrapper built by `call`: its first cache's, or a DynamicCache's from
+        one argument (legacy data)."""
+        if not call.args or call.keywords or any(isinstance(argument, ast.Starred) for argument in call.args):
+            return ""
+        if len(call.args) == 1:
+            return INT_LENGTH
+        first = call.args[0]
+        return self.constructed_kind(first, known_kind) or known_kind(first)
+
+
+def nested_imports(body: list[ast.stmt]) -> Iterator[ast.ImportFrom]:
+    """The `from ... import` statements of a body, its nested blocks and definitions (statements only)."""
+    for statement in statements_within(body, into_definitions=True):
+        if isinstance(statement, ast.ImportFrom):
+            yield statement
+
+
+def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    return {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
+
+
+MAX_OTHER_MODULES = 128
+_OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarations], ClassFacts | None] = (
+    BoundedCache(MAX_OTHER_MODULES)
+)
+"""Facts of the sibling modules used last in this process, by the depth they were reached at
+(which bounds how far their own imports are followed)."""
+
+
+def annotated_classes(annotation: ast.expr | None) -> list[str]:
+    """The class names an annotation admits, None left out: `A | None`, `Optional[A]`, `Union[A, B]`, `"A"`."""
+    if annotation is None:
+        return []
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            return annotated_classes(ast.parse(annotation.value, mode="eval").body)
+        except SyntaxError:
+            return []
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return [*annotated_classes(annotation.left), *annotated_classes(annotation.right)]
+    if isinstance(annotation, ast.Subscript):
+        wrapper = ex.dotted_name(annotation.value).rpartition(".")[2]
+        if wrapper not in {"Optional", "Union"}:
+            return ["<generic>"]
+        elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return [name for element in elements for name in annotated_classes(element)]
+    if ex.is_none(annotation):
+        return []
+    return [ex.dotted_name(annotation) or "<unknown>"]
+
+
+def returns_a_tensor(function: ast.FunctionDef | ast.AsyncFunctionDef, tensor_attributes: frozenset[str]) -> bool:
+    """Some `return` of the function gives a new tensor (`torch.tensor(n)`) or `self.attr` bound only to
+    new tensors: a class of the package whose length is a tensor, like transformers' `StaticLayer`."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Return) and node.value is not None:
+            key = ex.dotted_name(node.value)
+            if is_new_tensor(node.value) or (
+                key.startswith("self.") and key.count(".") == 1 and key[5:] in tensor_attributes
+            ):
+                return True
+    return False
+
+
+def returns_only_ints(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    int_attributes: frozenset[str],
+    delegated: Callable[[ast.expr], bool] = lambda value: False,
+) -> bool:
+    """Every `return` of the function gives an int: structurally, through `self.attr` assigned only
+    ints, as the length of an int-length object it holds (`delegated`), or through a local every
+    binding of which is one of those."""
+    returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
+    local_values = bindings_of(function)  # a loop, `with`, walrus or unpacking target binds None
+    parameters = {argument.arg for argument in ex.arguments_of(function)}
+
+    def is_int(value: ast.expr, through_locals: bool = True) -> bool:
+        if isinstance(value, ast.IfExp):
+            return is_int(value.body, through_locals) and is_int(value.orelse, through_locals)
+        key = ex.dotted_name(value)
+        if key.startswith("self.") and key.count(".") == 1:
+            return key.removeprefix("self.") in int_attributes
+        if isinstance(value, ast.Name) and through_locals and value.id in local_values:
+            return value.id not in parameters and all(
+                bound is not None and is_int(bound, through_locals=False) for bound in local_values[value.id]
+            )
+        return ex.is_structurally_int(value) or delegated(value)
+
+    return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)
+
+
+def is_int_counter(values: list[ast.expr]) -> bool:
+    """Every value bound in the family is an int, or a count added to it where some class of the
+    family starts it at an int (`attributes.COUNT_ADDED`)."""
+    added = [value for value in values if value is COUNT_ADDED]
+    others = [value for value in values if value is not COUNT_ADDED]
+    return all(map(ex.is_structurally_int, others)) and (not added or bool(others))

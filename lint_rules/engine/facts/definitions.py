@@ -1,0 +1,276 @@
+"""Every `def` and `class` of a module, with its qualified name, its class and where it starts and ends.
+
+Built once per module from the statements alone (no expression is visited), so that the call graph,
+the compiled reach and the summaries can find a definition by name or by line cheaply.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import itertools
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
+
+from lint_rules.engine.facts.expressions import dotted_name
+
+DEF_NAME = re.compile(r"def\s+(\w+)")
+CLASS_NAME = re.compile(r"class\s+(\w+)")
+DEFINITION_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+DefinitionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+class LineOrder(NamedTuple):
+    starts: list[int]
+    definitions: list[Definition]
+
+
+class Definition:
+    __slots__ = ("enclosing_class", "node", "parent", "qualname")
+
+    def __init__(
+        self, node: DefinitionNode, qualname: str, enclosing_class: ast.ClassDef | None, parent: Definition | None
+    ) -> None:
+        self.node = node
+        self.qualname = qualname
+        self.enclosing_class = enclosing_class
+        """The class this is a method of (only for a `def` directly in a class body)."""
+        self.parent = parent
+        """The enclosing `def` or `class`, None at module level."""
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def is_function(self) -> bool:
+        return isinstance(self.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+
+    @property
+    def first_line(self) -> int:
+        return first_line_of(self.node)
+
+    @property
+    def last_line(self) -> int:
+        return self.node.end_lineno or self.node.lineno
+
+
+class DefinitionIndex:
+    """The module's definitions, by node, by name and by line.
+
+    Module-level and class-level definitions are indexed up front; what is nested inside a function
+    only when that function is asked about (`nested_in`), since function bodies are most of a
+    module's statements and most are never asked about.
+    """
+
+    def __init__(self, tree: ast.Module, text: str) -> None:
+        self.defined_names = frozenset(DEF_NAME.findall(text) + CLASS_NAME.findall(text))
+        """Every name a `def` or `class` statement binds anywhere in the module (read from the text)."""
+        self.outer: list[Definition] = list(collect_definitions(tree.body, "", None, None))
+        self.by_node: dict[int, Definition] = {id(definition.node): definition for definition in self.outer}
+        self.by_name: dict[str, list[Definition]] = {}
+        for definition in self.outer:
+            self.by_name.setdefault(definition.name, []).append(definition)
+        self.classes: dict[str, ast.ClassDef] = {
+            definition.name: definition.node
+            for definition in self.outer
+            if isinstance(definition.node, ast.ClassDef) and definition.parent is None
+        }
+        self._line_orders: dict[int, tuple[list[Definition], LineOrder]] = {}
+        self._nested: dict[int, list[Definition]] = {}
+
+    def of(self, node: ast.AST) -> Definition | None:
+        return self.by_node.get(id(node))
+
+    def nested_in(self, function: Definition) -> list[Definition]:
+        """The definitions inside a function's body (and inside the classes and functions there)."""
+        if id(function.node) not in self._nested:
+            inner = list(collect_definitions(function.node.body, f"{function.qualname}.", None, function))
+            self._nested[id(function.node)] = inner
+            self.by_node.update((id(definition.node), definition) for definition in inner)
+        return self._nested[id(function.node)]
+
+    def in_line_order(self, definitions: list[Definition]) -> LineOrder:
+        """A list this index made (`outer`, `nested_in`) sorted by the `def`/`class` line (decorators
+        aside), with those lines. The lists themselves follow a `try` statement's fields (body,
+        `else`, `finally`, then the `except` blocks), which is not always the order of the lines."""
+        kept = self._line_orders.get(id(definitions))
+        if kept is None or kept[0] is not definitions:
+            ordered = sorted(definitions, key=lambda definition: definition.node.lineno)
+            order = LineOrder([definition.node.lineno for definition in ordered], ordered)
+            kept = self._line_orders[id(definitions)] = (definitions, order)
+        return kept[1]
+
+    def functions_named(self, name: str) -> list[Definition]:
+        """Module-level functions and methods of that name (functions nested in functions: `nested_in`)."""
+        return [definition for definition in self.by_name.get(name, []) if definition.is_function]
+
+    def innermost_function_at(self, line: int) -> Definition | None:
+        """The innermost `def` whose body holds `line` (None at module or class level)."""
+        starts, ordered = self.in_line_order(self.outer)
+        found = None
+        for definition in reversed(ordered[: bisect.bisect_right(starts, line)]):
+            if definition.is_function and definition.node.lineno <= line <= definition.last_line:
+                found = definition
+                break
+        while found is not None:
+            inner = [
+                definition
+                for definition in self.nested_in(found)
+                if definition.is_function and definition.node.lineno <= line <= definition.last_line
+            ]
+            if not inner:
+                return found
+            found = inner[-1]
+        return None
+
+    def method(self, cls: ast.ClassDef, name: str) -> Definition | None:
+        for statement in cls.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+                return self.of(statement)
+        return None
+
+
+def collect_definitions(
+    body: Sequence[ast.stmt], qualname: str, enclosing_class: ast.ClassDef | None, parent: Definition | None
+) -> Iterator[Definition]:
+    """The definitions in `body` and, through classes, in their bodies; not inside functions."""
+    for node in nested_definitions(body):
+        definition = Definition(node, f"{qualname}{node.name}", enclosing_class, parent)
+        yield definition
+        if isinstance(node, ast.ClassDef):
+            yield from collect_definitions(node.body, f"{definition.qualname}.", node, definition)
+
+
+def nested_definitions(body: Sequence[ast.stmt]) -> Iterator[DefinitionNode]:
+    """Definitions directly in `body`, also inside its compound statements, not inside other defs."""
+    for statement in statements_within(body, into_definitions=False):
+        if isinstance(statement, DEFINITION_STATEMENTS):
+            yield statement
+
+
+def statements_within(body: Sequence[ast.stmt], into_definitions: bool) -> Iterator[ast.stmt]:
+    """Every statement of `body` and of the blocks inside it, in source order; the bodies of `def`s
+    and classes only `into_definitions`. Iterative: a statement deep in nested blocks is not handed up
+    through a generator per level."""
+    pending = list(reversed(body))
+    while pending:
+        statement = pending.pop()
+        yield statement
+        fields = block_fields(type(statement))
+        if fields and (into_definitions or not isinstance(statement, DEFINITION_STATEMENTS)):
+            pending.extend(reversed([inner for block in blocks_of(statement, fields) for inner in block]))
+
+
+def block_fields(kind: type[ast.stmt]) -> tuple[str, ...]:
+    """The fields of a kind of statement that hold blocks, in source order (none for a simple statement)."""
+    if kind not in _BLOCK_FIELDS:
+        _BLOCK_FIELDS[kind] = tuple(field for field in BLOCK_FIELD_NAMES if field in kind._fields)
+    return _BLOCK_FIELDS[kind]
+
+
+BLOCK_FIELD_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
+_BLOCK_FIELDS: dict[type[ast.stmt], tuple[str, ...]] = {}
+
+
+def blocks_of(statement: ast.stmt, fields: tuple[str, ...]) -> list[Sequence[ast.stmt]]:
+    """The blocks in those fields of a statement: a body's statements each as its own block, and the
+    body of each `except` and `case`."""
+    return [
+        child.body if isinstance(child, (ast.ExceptHandler, ast.match_case)) else [child]
+        for field in fields
+        for child in getattr(statement, field)
+    ]
+
+
+def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
+    """The innermost statements of `body` (looking into compound statements) that span `line`."""
+    for statement in body:
+        if not spans_line(statement, line):
+            continue
+        found = [found for block in inner_blocks(statement) for found in statements_at(block, line)]
+        yield from found or [statement]
+
+
+def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[int, list[ast.stmt]]:
+    """`statements_at(body, line)` for each of the sorted `lines` that a statement spans, in one descent."""
+    found: dict[int, list[ast.stmt]] = {}
+    if not lines:
+        return found
+    start = bisect.bisect_left(body, lines[0], key=last_line_of)  # the statements of a block come in line order
+    for statement in itertools.islice(body, start, None):
+        first, last = first_line_of(statement), last_line_of(statement)
+        if first > lines[-1]:
+            break
+        inside = lines[bisect.bisect_left(lines, first) : bisect.bisect_right(lines, last)]
+        if not inside:
+            continue
+        inner: dict[int, list[ast.stmt]] = {}
+        for block in inner_blocks(statement):
+            for line, statements in statements_at_lines(block, inside).items():
+                inner.setdefault(line, []).extend(statements)
+        for line in inside:
+            found.setdefault(line, []).extend(inner.get(line) or [statement])
+    return found
+
+
+def inner_blocks(statement: ast.stmt) -> list[Sequence[ast.stmt]]:
+    """The blocks a compound statement holds, each statement of a body as its own block."""
+    return blocks_of(statement, block_fields(type(statement)))
+
+
+def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a body, looking into `if`/`for`/`with`/`try`/`match` blocks but not into nested defs."""
+    return statements_within(body, into_definitions=False)
+
+
+def last_line_of(statement: ast.stmt) -> int:
+    return statement.end_lineno or statement.lineno
+
+
+def spans_line(statement: ast.stmt, line: int) -> bool:
+    """The statement (its decorators included) runs from `line` or before to `line` or after."""
+    return first_line_of(statement) <= line <= last_line_of(statement)
+
+
+def first_line_of(statement: ast.stmt) -> int:
+    """A `def` or `class` starts at its first decorator."""
+    decorators: list[ast.expr] = getattr(statement, "decorator_list", None) or []
+    if not decorators:
+        return statement.lineno
+    return min(statement.lineno, *(decorator.lineno for decorator in decorators))
+
+
+def calls_at(function: ast.AST, line: int, name: str) -> Iterator[ast.Call]:
+    """Calls on `line` of the function whose callee is named `name`."""
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+    for statement in statements_at(function.body, line):
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or node.lineno):
+                callee = node.func
+                if (isinstance(callee, ast.Name) and callee.id == name) or (
+                    isinstance(callee, ast.Attribute) and callee.attr == name
+                ):
+                    yield node
+
+
+def caller_class(caller: Definition | None) -> ast.ClassDef | None:
+    """The class whose `self` a function sees: its own, or that of the method it is nested in."""
+    while caller is not None:
+        if caller.enclosing_class is not None:
+            return caller.enclosing_class
+        caller = caller.parent
+    return None
+
+
+def class_lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """The class and its bases among `classes` (a module's), nearest first, each once."""
+    lineage = [cls]
+    for member in lineage:
+        for base in member.bases:
+            found = classes.get(dotted_name(base))
+            if found is not None and found not in lineage:
+                lineage.append(found)
+    return lineage

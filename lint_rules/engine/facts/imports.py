@@ -1,0 +1,248 @@
+"""Where a module's imported names come from, and the other modules of its package, read from disk.
+
+Only classes are followed across modules (for what their `get_seq_length()` returns), only within
+the package the file belongs to (found by walking up the folders that hold an `__init__.py`), and
+each module file is parsed once while it stays among the most recently used (`parsed_module`, bounded).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from lint_rules.engine.facts.bounded_cache import BoundedCache
+from lint_rules.engine.facts.module_text import import_statements
+
+
+def module_name_of(path: str) -> tuple[str, Path | None]:
+    """The dotted module name of the file at `path` and the folder its top package sits in
+    (("", None) for a path that is not a file on disk, such as flake8's stdin); found once per process."""
+    return absolute_module_name_of(os.path.abspath(path)) if path else ("", None)
+
+
+@functools.lru_cache(maxsize=4096)
+def absolute_module_name_of(path: str) -> tuple[str, Path | None]:
+    file = resolved_file(path)
+    if file is None:
+        return "", None
+    package, root = package_of(file.parent)
+    name = ".".join(part for part in (package, file.stem if file.stem != "__init__" else "") if part)
+    return name, root
+
+
+def resolved_file(path: str) -> Path | None:
+    """`Path(path).resolve()` for a file on disk (None for anything else), with the folder's part
+    resolved once for all its files."""
+    try:
+        mode = os.lstat(path).st_mode
+        is_link = stat.S_ISLNK(mode)
+        if is_link:
+            mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(mode):
+        return None
+    folder = os.path.dirname(path)
+    absolute = folder if os.path.isabs(folder) else os.path.join(os.getcwd(), folder) if folder else os.getcwd()
+    file = resolved_folder(absolute) / os.path.basename(path)
+    return file.resolve() if is_link else file
+
+
+@functools.lru_cache(maxsize=1024)
+def resolved_folder(folder: str) -> Path:
+    return Path(folder).resolve()
+
+
+@functools.lru_cache(maxsize=1024)
+def package_of(folder: Path) -> tuple[str, Path]:
+    """The dotted package a folder is (by its `__init__.py` files up the tree) and where its top sits."""
+    parts: list[str] = []
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), one_object(folder)
+
+
+@functools.lru_cache(maxsize=64)
+def one_object(root: Path) -> Path:
+    """The same `Path` object for every folder of a package: a cache hit on an identical key skips
+    `Path.__eq__`, and the import scans look up their caches by the root thousands of times per run."""
+    return root
+
+
+def imported_names(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, tuple[str, str]]:
+    """Local name -> (absolute module, name in that module) for every `from m import x [as y]`."""
+    found: dict[str, tuple[str, str]] = {}
+    for statement in import_statements(tree.body):
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        source = absolute_module(statement, module_name, is_package)
+        if not source:
+            continue
+        for alias in statement.names:
+            if alias.name != "*":
+                found[alias.asname or alias.name] = (source, alias.name)
+    return found
+
+
+def bound_modules(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, str]:
+    """Dotted local name -> the absolute module it may name, for calls `local.f(...)`: `import a.b as m`
+    (m -> a.b), `import a.b` (a -> a, a.b -> a.b) and `from a import b` (b -> a.b, which names a
+    module only when such a module exists: callers look it up)."""
+    found: dict[str, str] = {}
+    for statement in import_statements(tree.body):
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                parts = alias.name.split(".")
+                if alias.asname:
+                    found[alias.asname] = alias.name
+                else:
+                    found.update((".".join(parts[:end]), ".".join(parts[:end])) for end in range(1, len(parts) + 1))
+    for local, (source, name) in imported_names(tree, module_name, is_package).items():
+        found[local] = f"{source}.{name}"
+    return found
+
+
+def absolute_module(statement: ast.ImportFrom, module_name: str, is_package: bool) -> str:
+    if statement.level == 0:
+        return statement.module or ""
+    package = module_name.split(".") if module_name else []
+    if not is_package:
+        package = package[:-1]
+    if statement.level - 1 > len(package):
+        return ""
+    base = package[: len(package) - (statement.level - 1)]
+    return ".".join([*base, *([statement.module] if statement.module else [])])
+
+
+@functools.lru_cache(maxsize=4096)
+def module_file(module: str, root: Path | None) -> Path | None:
+    """The file of a module of the same top package under `root`, if it is on disk; a module of a
+    namespace package (no `__init__.py`: `fla.models.cache_utils` imported from `fla/layers/attn.py`,
+    whose root is then `fla/`) is also looked for beside the folder that has the package's name."""
+    if root is None or not module:
+        return None
+    relative = Path(*module.split("."))
+    folders = [root.parent, root] if root.name == relative.parts[0] else [root]
+    for folder in folders:
+        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+RE_EXPORT_HOPS = 3
+
+
+def re_export_source(origin: tuple[str, str], root: Path | None, hops: int) -> tuple[str, str]:
+    """Where a name imported from a package's `__init__.py` really comes from (its own imports only)."""
+    file = module_file(origin[0], root)
+    if hops <= 0 or file is None or file.name != "__init__.py":
+        return origin
+    re_exported = package_imports(file, file_stamp(file), origin[0]).get(origin[1])
+    return re_export_source(re_exported, root, hops - 1) if re_exported else origin
+
+
+@functools.lru_cache(maxsize=256)
+def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str, str]]:
+    """What a package's `__init__.py` imports, by local name (`stamp`: see `imports.file_stamp`)."""
+    tree = parsed_module(file)
+    return imported_names(tree, package, is_package=True) if tree else {}
+
+
+@functools.lru_cache(maxsize=32)
+def file_bytes(file: Path, stamp: int) -> bytes:
+    """The file's bytes, kept for the few files asked about in turn (`stamp`: see `imports.file_stamp`)."""
+    try:
+        return read_bytes(file)
+    except OSError:
+        return b""
+
+
+def read_bytes(path: str | Path, size: int = -1) -> bytes:
+    """The file's bytes in three system calls (open, read, close) when `size` (what `os.stat` said) is
+    still right, four without it (an `fstat` for it): `open(path, "rb").read()` adds two `fstat`s, two
+    `lseek`s, an `ioctl` and a read that finds the end, and the thousands of files of a tree (and of a
+    package searched for callers) pay them. A file that grew is read to its end."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if size < 0:
+            size = os.fstat(descriptor).st_size
+        first = os.read(descriptor, max(size + 1, MIN_READ))
+        if len(first) == size:
+            return first
+        chunks = [first]
+        while chunks[-1]:
+            chunks.append(os.read(descriptor, MIN_READ))
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+MIN_READ = 1 << 16
+
+
+MAX_PARSED_MODULES = 128
+_PARSED: BoundedCache[tuple[Path, int], ast.Module | None] = BoundedCache(MAX_PARSED_MODULES)
+
+
+def parsed_module(file: Path) -> ast.Module | None:
+    """The module's tree, parsed once while it stays among the modules used last and is not rewritten
+    (keyed by its modification time: the fixer rewrites files during a run); None if it cannot be
+    read or parsed."""
+    key = (file, file_stamp(file))
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = ast.parse(read_bytes(file), filename=str(file))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            _PARSED[key] = None
+    return _PARSED[key]
+
+
+class Stamps:
+    """Each file's modification time in nanoseconds (-1 when it cannot be read): part of every key
+    under which something read from another module's file is kept. Read once per module analyzed
+    (`forget`): one analysis asks about the same few files dozens of times; or once per run, for a
+    run that writes no source file (`kept_for_the_run`): a whole-tree check asked the same files
+    some 7,500 times, a `stat` each."""
+
+    def __init__(self) -> None:
+        self.read: dict[Path, int] = {}
+        self.kept = False
+
+    def of(self, file: Path) -> int:
+        stamp = self.read.get(file)
+        if stamp is None:
+            try:
+                stamp = os.stat(file).st_mtime_ns
+            except OSError:
+                stamp = -1
+            self.read[file] = stamp
+        return stamp
+
+    def forget(self) -> None:
+        """Before a module's analysis: a file may have changed since the last one (the fixer rewrites
+        files during a run; an editor's process lints again after an edit), unless they are kept."""
+        if not self.kept:
+            self.read.clear()
+
+    @contextlib.contextmanager
+    def kept_for_the_run(self) -> Iterator[None]:
+        """For a run that writes no source file (the checker, not the fixer nor `--add-noqa`): a file
+        edited by someone else while it runs is read as the run first found it."""
+        before, self.kept = self.kept, True
+        try:
+            yield
+        finally:
+            self.kept = before
+            self.read.clear()
+
+
+STAMPS = Stamps()
+file_stamp = STAMPS.of
+forget_stamps = STAMPS.forget

@@ -1,0 +1,151 @@
+"""Compiled reach across the modules of a package: a function that no compiled region of its own
+module reaches may still be called from a compiled `forward` in another module of the package
+(`rope.py`'s helper called by `modeling.py`'s `TinyModel.forward`).
+
+Here, module-level functions (methods: `package_methods`), through `from ... import name` (absolute or relative)
+or a name bound to their module (`from . import rope` ... `rope.f()`, `import pkg.rope as r` ...
+`r.f()`, `import pkg.rope` ... `pkg.rope.f()`), also when a package's `__init__.py` re-exports it
+under its own name (`from pkg import f`, `import pkg` ... `pkg.f()`; not through `import *`, an
+assignment or another name), in the other modules of the same top package, and one module away:
+the callers' own compiled reach is judged within their module. Files are found by their text (the
+function's name) before they are parsed, and each is parsed once while it stays among the most
+recently used (`imports.parsed_module`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+from pathlib import Path
+from typing import Protocol
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, calls_at
+from lint_rules.engine.facts.imports import (
+    RE_EXPORT_HOPS,
+    bound_modules,
+    imported_names,
+    module_name_of,
+    parsed_module,
+    re_export_source,
+    read_bytes,
+)
+from lint_rules.engine.facts.module_text import lines_mentioning, torch_aliases
+
+MAX_PACKAGE_FILES = 5000
+"""A package larger than this is not scanned (its cross-module callers are not looked for)."""
+
+
+class Graph(Protocol):
+    """What this module needs of `callgraph.CallGraph` (which builds on this module)."""
+
+    def __init__(
+        self, tree: ast.Module, text: str, definitions: DefinitionIndex, torch_aliases: frozenset[str]
+    ) -> None: ...
+
+    def compiled_region(self, definition: Definition) -> str: ...
+
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]: ...
+
+    def own_method(self, cls: ast.ClassDef, name: str) -> list[Definition]: ...
+
+    def attribute_classes(self, cls: ast.ClassDef) -> dict[str, str]: ...
+
+
+def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph]) -> str:
+    """Why `function` (module-level, in the module at `path`) runs compiled because another module of
+    its package calls it from a compiled region; "" when none does."""
+    module_name, root = module_name_of(path)
+    if root is None or not module_name or function.parent is not None or not function.is_function:
+        return ""
+    this_file = Path(path).resolve()
+    for file in package_files(root / module_name.split(".")[0]):
+        if file != this_file:
+            region = compiled_call_in(file, module_name, function.name, graph)
+            if region:
+                return region
+    return ""
+
+
+@functools.lru_cache(maxsize=8)
+def package_files(top: Path) -> tuple[Path, ...]:
+    """The `.py` files of a top package (empty for one too large to scan, or a single module), as
+    resolved paths: `top` is resolved (`module_name_of`), so only a linked file needs resolving."""
+    if not (top / "__init__.py").is_file():
+        return ()
+    found: list[Path] = []
+    folders = [top]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        found += [
+            Path(entry.path).resolve() if entry.is_symlink() else Path(entry.path)
+            for entry in entries
+            if entry.name.endswith(".py") and entry.is_file()
+        ]
+        folders += reversed([Path(entry.path) for entry in entries if is_package_folder(entry)])  # depth first
+        if len(found) > MAX_PACKAGE_FILES:
+            return ()
+    return tuple(found)
+
+
+def is_package_folder(entry: os.DirEntry[str]) -> bool:
+    """A folder to look into (not a hidden one; a linked folder is not followed, as `os.walk` does not)."""
+    return not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+
+
+def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:
+    """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
+    try:
+        raw = read_bytes(file)
+    except OSError:
+        return ""
+    if function_name.encode() not in raw:
+        return ""
+    tree = parsed_module(file)
+    if tree is None:
+        return ""
+    other_module, root = module_name_of(str(file))
+    is_package = file.name == "__init__.py"
+    imported = imported_names(tree, other_module, is_package)
+    local_names = {
+        local
+        for local, origin in imported.items()
+        if origin == (module_name, function_name)
+        or re_export_source(origin, root, RE_EXPORT_HOPS) == (module_name, function_name)
+    }
+    modules = {
+        local
+        for local, module in bound_modules(tree, other_module, is_package).items()
+        if module == module_name
+        or re_export_source((module, function_name), root, RE_EXPORT_HOPS) == (module_name, function_name)
+    }
+    if not local_names and not modules:
+        return ""
+    text = raw.decode("utf-8", errors="replace")
+    definitions = DefinitionIndex(tree, text)
+    graph = graph_type(tree, text, definitions, torch_aliases(tree))
+    words = sorted(local_names | ({function_name} if modules else set()))
+    for line in lines_mentioning(text, words, whole_words=True):
+        caller = definitions.innermost_function_at(line)
+        if caller is None or not any(
+            calls_function(call, local_names, modules) for word in words for call in calls_at(caller.node, line, word)
+        ):
+            continue
+        region = graph.compiled_region(caller)
+        if region:
+            return f"called from {caller.qualname} in {file.name} (line {line}), which is {region}"
+    return ""
+
+
+def calls_function(call: ast.Call, local_names: set[str], modules: set[str]) -> bool:
+    """`call` may run the function: by a name it is imported under (also as `obj.name(...)`: when in
+    doubt, compiled), or through a name bound to its module (`m.f(...)`, `pkg.mod.f(...)`)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in local_names
+    return isinstance(func, ast.Attribute) and (func.attr in local_names or ex.dotted_name(func.value) in modules)

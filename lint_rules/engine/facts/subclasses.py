@@ -1,0 +1,169 @@
+"""A private base of the package whose source method is abstract (`raise NotImplementedError`, `...`,
+`pass`, `@abstractmethod`) has an int length when every subclass the package defines has one.
+
+Only a private base counts (its name, or a module on its path, starts with one underscore: `_Base`,
+`pkg._impl.Base`): a public base is the package's extension point, and a subclass a user writes
+outside the package (which no check of the package sees) may return a tensor. The subclasses are
+found across the whole package (`package.package_files`), a file read only when its text names the
+base or one of the subclasses found (with the other portions of a namespace package it belongs
+to); a base with no subclass there stays unknown; a module that binds one of those names to another name
+(`Alias = _Base`) makes the base unknown, and so does a subclass that neither overrides the method
+with an int length nor inherits only from the base's family.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.imports import imported_names, module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.package import MAX_PACKAGE_FILES, package_files
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+Subclass = tuple[str, ast.ClassDef, list[set[str]]]
+"""The dotted name of a subclass's module, the subclass, and the names each of its bases may be known by."""
+NEUTRAL_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol"})
+"""Bases that define no source method: a subclass inheriting from them and the family inherits the family's."""
+
+
+def is_private(module: str, name: str) -> bool:
+    """The class's name or a module on its path starts with one underscore (`__init__` aside)."""
+    return any(part.startswith("_") and not part.endswith("__") for part in [*module.split("."), name])
+
+
+def is_abstract(method: Function) -> bool:
+    """`@abstractmethod`, or a body (its docstring aside) of `...`, `pass` or `raise NotImplementedError`."""
+    if any(ex.dotted_name(decorator).rpartition(".")[2] == "abstractmethod" for decorator in method.decorator_list):
+        return True
+    body = method.body[1:] if ast.get_docstring(method, clean=False) is not None else method.body
+    if len(body) != 1:
+        return False
+    statement = body[0]
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant) and statement.value.value is Ellipsis
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return ex.dotted_name(raised) == "NotImplementedError"
+    return False
+
+
+def package_subclasses(module: str, root: Path | None, base: str) -> list[Subclass] | None:
+    """Every class of the package that has `base` (named by its own name) among its bases, however far
+    up; None when the package cannot be scanned or names the family under another name."""
+    if root is None or not module:
+        return None
+    files = whole_package_files(root / module.partition(".")[0])
+    if not files:
+        return None
+    names = {base}
+    found: dict[int, Subclass] = {}
+    pending = {base}
+    while pending:
+        searched, pending = pending, set()
+        for file in files:
+            try:
+                data = read_bytes(file)
+            except OSError:
+                continue
+            if not any(name.encode() in data for name in searched):
+                continue
+            subclasses = subclasses_in(file, names)
+            if subclasses is None:
+                return None
+            for subclass in subclasses:
+                name = subclass[1].name
+                found.setdefault(id(subclass[1]), subclass)
+                if name not in names:
+                    names.add(name)
+                    pending.add(name)
+    return list(found.values())
+
+
+MAX_NAMESPACE_PORTIONS = 16
+
+
+@functools.lru_cache(maxsize=8)
+def whole_package_files(top: Path) -> tuple[Path, ...]:
+    """The `.py` files of the top package, and of the other portions of its namespace package where the
+    folder above it is one (named like a package, holding other packages: `fla/` holding `layers/` and
+    `models/`); empty when they cannot all be scanned (too many files or portions)."""
+    root = top.parent
+    portions = [top]
+    if root.name.isidentifier():
+        try:
+            portions = sorted(folder for folder in root.iterdir() if (folder / "__init__.py").is_file())
+        except OSError:
+            return ()
+    if len(portions) > MAX_NAMESPACE_PORTIONS:
+        return ()
+    found: list[Path] = []
+    for portion in portions:
+        files = package_files(portion)
+        if not files or len(found) + len(files) > MAX_PACKAGE_FILES:
+            return ()
+        found += files
+    return tuple(found)
+
+
+def subclasses_in(file: Path, names: set[str]) -> list[Subclass] | None:
+    """The classes of the file with a base named in `names` (also when imported under another
+    name); None when the file binds one of `names` to another name."""
+    tree = parsed_module(file)
+    if tree is None:
+        return []
+    module, _ = module_name_of(str(file))
+    imported = imported_names(tree, module, file.name == "__init__.py")
+    found: list[Subclass] = []
+    for node in ast.walk(tree):
+        known_as = [base_names(base, imported) for base in node.bases] if isinstance(node, ast.ClassDef) else []
+        if any("" in known for known in known_as):
+            return None  # `class X(*bases)`, `class X(make_base())`: which class it extends is not known
+        if isinstance(node, ast.ClassDef) and any(names & known for known in known_as):
+            found.append((module, node, known_as))
+        elif (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and node.value is not None
+            and isinstance(node.value, (ast.Name, ast.Attribute))
+            and names & base_names(node.value, imported)
+        ):
+            return None  # `Alias = _Base`: subclasses of the alias would not be found
+    return found
+
+
+def base_names(base: ast.expr, imported: dict[str, tuple[str, str]]) -> set[str]:
+    """The names a base may be known by in the package: as written, its last part, its imported name."""
+    if isinstance(base, ast.Subscript):
+        base = base.value
+    written = ex.dotted_name(base)
+    origin = imported.get(written)
+    return {written, written.rpartition(".")[2], *([origin[1]] if origin else [])}
+
+
+def every_subclass_int(
+    module: str,
+    root: Path | None,
+    cls: ast.ClassDef,
+    length_is_int: Callable[[str, ast.ClassDef], bool],
+    own_source_method: Callable[[ast.ClassDef], Function | None],
+) -> bool:
+    """The private base `cls` of `module`, whose source method is abstract, has an int length: every
+    subclass in the package overrides it with an int length (`length_is_int`, in the subclass's
+    module) or inherits only from the family and bases that define none."""
+    if not is_private(module, cls.name):
+        return False
+    subclasses = package_subclasses(module, root, cls.name)
+    if not subclasses:
+        return False  # none in the package: those that run it are all elsewhere
+    family = {cls.name} | {subclass.name for _, subclass, _ in subclasses}
+    for subclass_module, subclass, bases in subclasses:
+        if own_source_method(subclass) is not None:
+            if not length_is_int(subclass_module, subclass):
+                return False
+        elif not all(known & (family | NEUTRAL_BASES) for known in bases):
+            return False
+    return True

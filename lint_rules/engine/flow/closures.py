@@ -1,0 +1,171 @@
+"""Bound source methods a nested function or lambda reads from the functions around it.
+
+`n = cache.get_seq_length` in a function, then `def inner(): return x[:, n():]` (or `lambda:
+x[:, n():]`): a call of `n` in the closure is a source. A closure reads the name's final value, so
+a name the enclosing function binds to a bound source method anywhere in its own body counts, also
+when it is bound to something else elsewhere (the direction that reports). Only the receivers known
+without walking are taken to have an int length (`self` in an int-length class, `DynamicCache()`);
+a name that holds such a cache is not looked at."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.caches import INT_LENGTH
+from lint_rules.engine.facts.definitions import Definition
+from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.flow.never_none import text_of
+
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Iterator[ast.AST]:
+    """The nodes of a function's own body (not of the functions, lambdas and classes nested in it,
+    though their headers, run by this function, are)."""
+    stack: list[ast.AST] = list(function.body) if isinstance(function.body, list) else [function.body]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, SCOPE_NODES):
+            stack.extend(header_of(node))
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def header_of(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        defaults = [*node.args.defaults, *(default for default in node.args.kw_defaults if default is not None)]
+        return [*defaults, *(node.decorator_list if not isinstance(node, ast.Lambda) else [])]
+    return []
+
+
+def getter_aliases(definition: Definition, module: ModuleFacts) -> dict[str, int]:
+    """The names a function binds (`=`, `:=`, annotated) to a bound source method of a receiver whose
+    length may be a tensor (`length_of = cache.get_seq_length`, `getattr(cache, "get_seq_length")`),
+    with the line of the last such binding."""
+    node = definition.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not mentions_a_getter(node, module):
+        return {}
+    bound = [pair for child in own_nodes(node) for pair in bindings_of(child)]
+    int_length_names = names_bound_to_int_length_caches(node, bound, module)
+    aliases: dict[str, int] = {}
+    for target, value in bound:
+        if isinstance(target, ast.Name) and is_source_getter(value, definition, module, int_length_names):
+            aliases[target.id] = max(aliases.get(target.id, 0), target.lineno)
+    return aliases
+
+
+def mentions_a_getter(node: ast.AST, module: ModuleFacts) -> bool:
+    """Cheaply, from the text: a source method's name not called right there (`c.get_seq_length`,
+    `getattr(c, "get_seq_length")`)."""
+    methods = "|".join(map(re.escape, sorted(module.source_methods)))
+    return bool(methods) and re.search(rf"\b(?:{methods})\b(?!\s*\()", text_of(node, module.source)) is not None
+
+
+def names_bound_to_int_length_caches(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, bound: list[tuple[ast.expr, ast.expr]], module: ModuleFacts
+) -> frozenset[str]:
+    """The names (not parameters) that every store of constructs an int-length cache (`c = DynamicCache()`)."""
+    values: dict[str, list[ast.expr]] = {}
+    for target, value in bound:
+        if isinstance(target, ast.Name):
+            values.setdefault(target.id, []).append(value)
+    stores: dict[str, int] = {}
+    for node in own_nodes(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    parameters = {argument.arg for argument in ex.arguments_of(function)}
+    return frozenset(
+        name
+        for name, bindings in values.items()
+        if name not in parameters
+        and stores.get(name) == len(bindings)
+        and all(module.classes.constructed_kind(value) == INT_LENGTH for value in bindings)
+    )
+
+
+def bindings_of(node: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    if isinstance(node, ast.Assign):
+        return [(target, node.value) for target in node.targets]
+    if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        return [(node.target, node.value)]
+    return []
+
+
+def is_source_getter(
+    value: ast.expr, definition: Definition, module: ModuleFacts, int_length_names: frozenset[str]
+) -> bool:
+    fetched = (value.value, value.attr) if isinstance(value, ast.Attribute) else ex.getattr_of(value)
+    if fetched is None or fetched[1] not in module.source_methods:
+        return False
+    receiver = fetched[0]
+    if isinstance(receiver, ast.Name) and receiver.id in int_length_names:
+        return False
+    return not has_int_length(receiver, definition, module)
+
+
+def has_int_length(receiver: ast.expr, definition: Definition, module: ModuleFacts) -> bool:
+    """Known without walking: `self` in an int-length class, `super()` of one, `DynamicCache()`."""
+    cls = definition.enclosing_class
+    if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
+        return module.classes.length_kind(cls) == INT_LENGTH
+    if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
+        return module.classes.bases_length_kind(cls) == INT_LENGTH
+    return module.classes.constructed_kind(receiver) == INT_LENGTH
+
+
+def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """Every name a function binds itself (its parameters, stores, `def`s, imports), less those it
+    declares `global` or `nonlocal`."""
+    names = {argument.arg for argument in ex.arguments_of(function)}
+    names |= {argument.arg for argument in (function.args.vararg, function.args.kwarg) if argument is not None}
+    shared: set[str] = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            shared.update(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+    return frozenset(names - shared)
+
+
+def closure_getters(definition: Definition, aliases: Callable[[Definition], dict[str, int]]) -> frozenset[str]:
+    """The bound source methods a nested function reads from the functions around it: the aliases
+    (`getter_aliases`) of each enclosing function that no closer function (nor this one) binds itself."""
+    node = definition.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition.parent is None:
+        return frozenset()
+    around = [parent for parent in enclosing(definition) if aliases(parent)]
+    if not around:
+        return frozenset()  # the common case: nothing to shadow
+    shadowed = set(local_names(node))
+    visible: set[str] = set()
+    for parent in enclosing(definition):
+        visible |= aliases(parent).keys() - shadowed
+        assert isinstance(parent.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        shadowed |= local_names(parent.node)
+    return frozenset(visible)
+
+
+def enclosing(definition: Definition) -> Iterator[Definition]:
+    """The functions around a definition, innermost first (a class body in between is no scope of theirs)."""
+    parent = definition.parent
+    while parent is not None:
+        if parent.is_function:
+            yield parent
+        parent = parent.parent
+
+
+def reads_any(definition: Definition, names: frozenset[str]) -> bool:
+    """Whether the definition's body reads one of `names`."""
+    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(definition.node))

@@ -1,0 +1,110 @@
+"""A function's scope: what its header and class tell before its first statement runs (which
+scopes are walked is the run's: `module_run`)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Callable, Iterator
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.caches import INT_LENGTH
+from lint_rules.engine.facts.definitions import Definition
+from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.flow.scope import EntryKinds, Scope
+from lint_rules.engine.flow.taint import INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE
+
+AttributeKinds = Callable[[ast.ClassDef], dict[str, str]]
+"""What `self.attr` holds in a class (see `class_attribute_kinds`), computed once per class by the run."""
+CallerKinds = Callable[[Definition, str], str]
+"""What every caller of a function passes for a parameter (see `caller_arguments`), asked by the run."""
+
+
+def nothing_from_callers(definition: Definition, parameter: str) -> str:
+    return ""
+
+
+def function_scope(
+    definition: Definition,
+    module: ModuleFacts,
+    attribute_kinds: AttributeKinds,
+    from_callers: CallerKinds = nothing_from_callers,
+) -> Scope:
+    node = definition.node
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    arguments = ex.arguments_of(node)
+    int_names = {argument.arg for argument in arguments if ex.is_int_annotation(argument.annotation)}
+    cls = definition.enclosing_class
+    if cls is not None:
+        int_names |= {f"self.{name}" for name in int_annotated_attributes(cls)}
+    return Scope(
+        name=definition.qualname,
+        body_owner=node,
+        body=node.body,
+        region=functools.partial(module.calls.compiled_region, definition),
+        returns_int=ex.is_int_annotation(node.returns),
+        is_source_definition=node.name.lstrip("_") in module.source_methods,
+        int_typed_names=frozenset(int_names),
+        entry_kinds=entry_kinds(arguments, cls, module, attribute_kinds, functools.partial(from_callers, definition)),
+        entry_parameters=frozenset(argument.arg for argument in arguments),
+        parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
+        definition=definition,
+    )
+
+
+def entry_kinds(
+    arguments: list[ast.arg],
+    cls: ast.ClassDef | None,
+    module: ModuleFacts,
+    attribute_kinds: AttributeKinds,
+    from_callers: Callable[[str], str],
+) -> EntryKinds:
+    """A parameter annotated with an int-length cache class (where `int-length-caches` is declared, also
+    one annotated with a tensor-length class), or one every caller of a private or nested function
+    passes an int-length cache for (`from_callers`); `self.attr` as the class builds or annotates it
+    (longer chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores)."""
+    annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
+    parameters = {argument.arg for argument in arguments}
+    known: dict[str, str] = {}
+
+    def kind(key: str) -> str:
+        if key not in known:
+            known[key] = ""
+            if key in annotations:
+                known[key] = annotated_cache_kind(annotations[key], module)
+            elif cls is not None and key.startswith("self.") and key.count(".") == 1:
+                known[key] = attribute_kinds(cls).get(key, "")
+            if not known[key] and key in parameters and not module.int_length_receivers:
+                known[key] = from_callers(key)
+        return known[key]
+
+    return kind
+
+
+def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
+    kinds = {f"self.{attribute}": TENSOR for attribute in module.classes.tensor_attributes(cls)}
+    for attribute, annotation in module.classes.attribute_annotations(cls).items():
+        kind = annotated_cache_kind(annotation, module)
+        if kind:
+            kinds[f"self.{attribute}"] = kind
+    return kinds
+
+
+def annotated_cache_kind(annotation: ast.expr, module: ModuleFacts) -> str:
+    """INT_LENGTH_CACHE for an annotation that admits only int-length classes; where `int-length-caches`
+    is declared, TENSOR_LENGTH_CACHE for one that admits a tensor-length class (`StaticCache | None`)."""
+    if module.classes.annotation_kind(annotation) == INT_LENGTH:
+        return INT_LENGTH_CACHE
+    if module.int_length_receivers and module.classes.admits_tensor_length(annotation):
+        return TENSOR_LENGTH_CACHE
+    return ""
+
+
+def int_annotated_attributes(node: ast.ClassDef) -> Iterator[str]:
+    for statement in node.body:
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and ex.is_int_annotation(statement.annotation)
+        ):
+            yield statement.target.id

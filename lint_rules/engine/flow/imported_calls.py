@@ -1,0 +1,193 @@
+"""Calls into the other modules of the package: `from .utils import build_positions` (absolute or
+relative), a call through a name bound to the module (`from . import helpers` ... `helpers.offset_of(cache)`,
+`import pkg.helpers as h` ... `h.offset_of(cache)`, `import pkg.helpers` ... `pkg.helpers.offset_of(cache)`),
+and a name that the package's `__init__.py` re-exports. The callee's summary comes from its own module's run, built by the
+loader that `analysis` gives each module (parsed once per run, a bounded number kept), so a length
+passed into, or returned from, a function of a sibling module is followed like a same-module one.
+
+Only module-level functions of the same top package are followed, up to `analysis.MAX_MODULE_HOPS`
+modules away: a length passed on from `a.py` to `b.f()` and from there to `c.g()` is reported at
+`a.py`'s argument (what a callee calls in its own module is summarized there). A function returning
+a length is a source one module away only (a module read for another one's sake does not look for
+the sources its own imports return). Code outside the package (transformers, for a package built
+on it) is known only by the tables. A module is analyzed at all only when its text names a source method (the prefilter).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.classes import nested_imports
+from lint_rules.engine.facts.definitions import Definition
+from lint_rules.engine.facts.imports import (
+    RE_EXPORT_HOPS,
+    file_bytes,
+    file_stamp,
+    imported_names,
+    module_file,
+    re_export_source,
+)
+from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.flow.module_run import ModuleRun
+
+NAME_OR_DOT = re.compile(r"[\w.]")
+TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+"""The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
+
+
+class ImportedFunction(NamedTuple):
+    definitions: tuple[Definition, ...]
+    run: ModuleRun
+    """The run of the callee's module, with its summaries."""
+    file_name: str
+
+
+def imported_function(run: ModuleRun, call: ast.Call) -> ImportedFunction | None:
+    """The module-level function of another module of the package that `call` runs, if its form says."""
+    if run.load_module is None:
+        return None
+    origin = imported_origin(run.facts, call.func)
+    return (
+        find_function(run, *re_export_source(origin, run.facts.classes.module[1], RE_EXPORT_HOPS)) if origin else None
+    )
+
+
+def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | None:
+    """(module, name) that `f` is imported from, or that `helpers.f`, `m.f` or `pkg.mod.f` names
+    (`from . import helpers`, `import pkg.mod as m`, `import pkg.mod`)."""
+    if isinstance(func, ast.Name):
+        return module.classes.imports().get(func.id)
+    if isinstance(func, ast.Attribute):
+        owner = module.bound_modules.get(ex.dotted_name(func.value))
+        return (owner, func.attr) if owner else None
+    return None
+
+
+def imported_target(module: ModuleFacts, func: ast.expr, function: ast.AST | None = None) -> tuple[str, str] | None:
+    """(module, qualified name) of an imported function or of a static method called through an
+    imported class: `f` -> (m, "f"), `Converter.f` -> (m, "Converter.f"); an import inside
+    `function` wins over the module's."""
+    imports = {**module.classes.imports(), **local_imports(module, function)}
+    if isinstance(func, ast.Name):
+        return imports.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in imports:
+        source, name = imports[func.value.id]
+        return (source, f"{name}.{func.attr}")
+    return None
+
+
+def local_imports(module: ModuleFacts, function: ast.AST | None) -> dict[str, tuple[str, str]]:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {}
+    statements = ast.Module(body=list(nested_imports(function.body)), type_ignores=[])
+    name, _ = module.classes.module
+    return imported_names(statements, name, module.path.endswith("__init__.py"))
+
+
+def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | None:
+    """The module-level `def name` of module `source` of the same top package, with its module's run
+    (every `def` of that name, when the module defines it more than once: in `if`/`else` arms)."""
+    own_name, root = run.facts.classes.module
+    if not own_name or source.partition(".")[0] != own_name.partition(".")[0] or run.load_module is None:
+        return None
+    file = module_file(source, root)
+    if file is None or not defines_function(file, file_stamp(file), name):
+        return None
+    other = run.load_module(file)
+    if other is None:
+        return None
+    found = [definition for definition in other.facts.definitions.functions_named(name) if definition.parent is None]
+    return ImportedFunction(tuple(found), other, file.name) if found else None
+
+
+def imported_source_functions(run: ModuleRun) -> frozenset[str]:
+    """The names the module imports from the package whose calls are sources (their function returns
+    a source's value), so that the scopes calling them are walked too."""
+    found = set()
+    module = run.facts
+    own_name, root = module.classes.module
+    top = own_name.partition(".")[0]
+    if not top:
+        return frozenset()
+    for local, origin in [*module.classes.imports().items(), *module_attribute_calls(module, top, root)]:
+        if local.rpartition(".")[2][:1].isupper() or origin[0].partition(".")[0] != top:
+            continue  # a class (CapWords) is not a module-level function
+        candidate = may_return_source(origin, root, module.source_methods)  # from cached facts of the file
+        if candidate is None or f"{local}(" not in module.source.text:
+            continue
+        imported = find_function(run, *candidate)
+        summaries = imported.run.summaries if imported else None
+        if imported and summaries is not None and any(map(summaries.returns_source, imported.definitions)):
+            found.add(local.rpartition(".")[2])
+    return frozenset(found)
+
+
+def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> Iterator[tuple[str, tuple[str, str]]]:
+    """(`m.f`, (module, "f")) for each call `m.f(` in the text through a name bound to a module of the
+    top package (`from . import m`, `import top.m as m`, `import top.m`)."""
+    text = module.source.text
+    for local, source in module.bound_modules.items():
+        if not local[:1].islower() or source.partition(".")[0] != top:
+            continue  # modules are named in lower case; a class or a constant is not one
+        file = module_file(source, root)  # kept per module name: cheaper than a search of the text
+        if file is None or not file_mentions(file, file_stamp(file), module.source_methods):
+            continue  # not a module, or one that never names a source (no function returning one)
+        if f"{local}." not in text:
+            continue
+        calls = re.finditer(rf"{re.escape(local)}\.(\w+)\(", text)  # a literal first: a fast search
+        names = [call.group(1) for call in calls if call.start() == 0 or not NAME_OR_DOT.match(text[call.start() - 1])]
+        for name in dict.fromkeys(names):
+            yield f"{local}.{name}", (source, name)
+
+
+def may_return_source(origin: tuple[str, str], root: Path | None, methods: frozenset[str]) -> tuple[str, str] | None:
+    """Cheaply, before any parse: where the name really comes from, when that module-level `def`
+    mentions a source method in its own lines (None otherwise)."""
+    origin = re_export_source(origin, root, RE_EXPORT_HOPS)
+    file = module_file(origin[0], root)
+    if file is None:
+        return None
+    stamp = file_stamp(file)
+    if not file_mentions(file, stamp, methods) or not function_mentions(file, stamp, origin[1], methods):
+        return None
+    return origin
+
+
+@functools.lru_cache(maxsize=1024)
+def file_mentions(file: Path, stamp: int, methods: frozenset[str]) -> bool:
+    data = file_bytes(file, stamp)
+    return any(method.encode() in data for method in methods)
+
+
+@functools.lru_cache(maxsize=4096)
+def defines_function(file: Path, stamp: int, name: str) -> bool:
+    """Cheaply, from the text: the file has a `def name(` (so a class or a constant is never parsed for)."""
+    return f"def {name}(".encode() in file_bytes(file, stamp)
+
+
+@functools.lru_cache(maxsize=4096)
+def function_mentions(file: Path, stamp: int, name: str, methods: frozenset[str]) -> bool:
+    """Cheaply, from the text: the module-level `def name(` mentions a source method in its lines (up
+    to the next line that starts in column 0), so it may return a source's value."""
+    data = file_bytes(file, stamp)
+    start = line_starting_with(data, f"def {name}(".encode())
+    if start < 0:
+        return False
+    end = TOP_LEVEL_LINE.search(data, start + 1)
+    body = data[start : end.start() if end else len(data)]
+    return any(method.encode() in body for method in methods)
+
+
+def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:
+    """Where the first line at or after `start` that begins with `header` begins (-1 if none): a
+    literal search, since a `^`-anchored regex over a whole module is ten times slower."""
+    if start == 0 and data.startswith(header):
+        return 0
+    found = data.find(b"\n" + header, max(start - 1, 0))
+    return found + 1 if found >= 0 else -1

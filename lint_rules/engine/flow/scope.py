@@ -1,0 +1,41 @@
+"""A scope the walker goes through (the module body, a class body, a function), with what its header
+tells before its first statement runs; shared by the state, the uses and the walk."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from lint_rules.engine.facts.definitions import Definition
+
+EntryKinds = Callable[[str], str]
+"""What a name not yet bound in the walk holds on entry (a parameter's annotation, a class's
+attribute): asked lazily, since most names never need it."""
+
+
+def nothing_known(key: str) -> str:
+    return ""
+
+
+class Scope(NamedTuple):
+    """A function (or the module, or a class body) being walked, with what its header tells."""
+
+    name: str
+    body_owner: ast.AST
+    body: Sequence[ast.stmt]
+    region: Callable[[], str] = str
+    """Why the scope runs compiled ("" on the host); asked only when a finding needs it."""
+    returns_int: bool = False
+    is_source_definition: bool = False
+    int_typed_names: frozenset[str] = frozenset()
+    entry_kinds: EntryKinds = nothing_known
+    """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
+    entry_parameters: frozenset[str] = frozenset()
+    """The parameters `entry_kinds` may know (a rebinding in the walk ends what they held on entry)."""
+    parameters: tuple[str, ...] = ()
+    definition: Definition | None = None
+
+    @property
+    def compiled_region(self) -> str:
+        return self.region()

@@ -1,0 +1,380 @@
+"""The forward, flow-sensitive walk over one scope's statements.
+
+Taint flows through assignments; branches are merged by union; loop bodies are walked until their
+entry state stops changing (at most `LOOP_PASSES` times); `if`/`assert`/early `return` narrow the state.
+Code that cannot run is not walked: after an unconditional `return`/`raise`/`continue`/`break` in its
+block, and the branch of an `if` whose test is known before the code runs (see `static_truth`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition
+from lint_rules.engine.flow.narrowing import (
+    flag_subjects,
+    names_known_values_decide,
+    narrow,
+    narrowed_key,
+    static_truth,
+    subject_key,
+)
+from lint_rules.engine.flow.never_none import (
+    is_never_none,
+    names_tested_for_none,
+    none_truth,
+    shared_names,
+    stored_names,
+    text_of,
+)
+from lint_rules.engine.flow.taint import (
+    CLEAN,
+    INT,
+    SOURCE_GETTER,
+    TENSOR,
+    Origin,
+    ParameterOrigin,
+    State,
+    Taint,
+    key_of,
+)
+from lint_rules.engine.flow.values import ValueWalker
+
+LOOP_PASSES = 4
+"""A loop body is walked until its entry state stops changing, at most this often."""
+
+
+class FunctionWalker(ValueWalker):
+    """Walks the statements of one scope, tracking taint and collecting harmful uses."""
+
+    returned: Taint = CLEAN
+    """The taint of every value the scope returns."""
+    seeded = False
+    """Each parameter starts as its own origin (for the function's summary)."""
+    constants: dict[str, object] | None = None
+    candidate_names: set[str] | None = None
+    """The names whose value the scope knows (`function_constants`), found at the first `if` that needs them."""
+    tested_for_none: frozenset[str] | None = None
+    """The plain names the scope compares with None (`names_tested_for_none`), found at the first binding."""
+    declared_shared: frozenset[str] | None = None
+    """The names a call may rebind (`shared_names`), found at the first test they may decide."""
+    stored: dict[int, frozenset[str]] | None = None
+    """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
+
+    def walk(self) -> None:
+        state = State(entry=self.scope.entry_kinds, entry_names=self.scope.entry_parameters)
+        for name in self.run.closure_getters(self.scope.definition):  # `n = c.get_seq_length` around it
+            state.kinds[name] = SOURCE_GETTER
+        if self.seeded:
+            for position, parameter in enumerate(self.scope.parameters):
+                state.taint[parameter] = frozenset({ParameterOrigin(parameter, position)})
+        self.walk_block(self.scope.body, state)
+
+    def walk_block(self, body: Sequence[ast.stmt], state: State | None) -> State | None:
+        for index, statement in enumerate(body):
+            if state is None:
+                return None
+            self.statement = self.uses.statement = statement
+            state = self.walk_statement(statement, state, body[index + 1 : index + 2])
+        return state
+
+    def walk_statement(self, node: ast.stmt, state: State, following: Sequence[ast.stmt]) -> State | None:
+        if isinstance(node, ast.Assign):
+            self.walk_assign(node.targets, node.value, state, following)
+        elif isinstance(node, ast.AnnAssign):
+            self.walk_annotated_assign(node, state, following)
+        elif isinstance(node, ast.AugAssign):
+            self.walk_augmented_assign(node, state)
+        elif isinstance(node, ast.Return):
+            self.walk_return(node, state)
+            return None
+        elif isinstance(node, (ast.Raise, ast.Continue, ast.Break)):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.value(child, state)
+            return None
+        elif isinstance(node, ast.If):
+            return self.walk_if(node, state)
+        elif isinstance(node, (ast.While, ast.For, ast.AsyncFor)):
+            return self.walk_loop(node, state)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.value(item.context_expr, state)
+                if item.optional_vars is not None:
+                    self.bind_target(item.optional_vars, CLEAN, "", state)
+            after_with = self.walk_block(node.body, state)
+            self.forget_stored_names(after_with, node, node.body)  # the context manager may suppress an exception
+            return after_with
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            return self.walk_try(node, state)
+        elif isinstance(node, ast.Match):
+            return self.walk_match(node, state)
+        elif isinstance(node, ast.Assert):
+            self.bool_use(node.test, state)
+            if node.msg is not None:
+                self.value(node.msg, state)
+            return narrow(node.test, state, True, self.module, self.scope)
+        elif isinstance(node, ast.Expr):
+            self.value(node.value, state)
+            if state.paths and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+                # `self.reset()`, `kwargs.pop("cache")`: what a test told about the object's parts is gone
+                state.paths.forget_parts(ex.dotted_name(node.value.func.value))
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                state.bind(key_of(target), CLEAN)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):  # rebinds names: what a test told of them is gone
+            for alias in node.names:
+                state.paths.forget((alias.asname or alias.name).partition(".")[0])
+        elif isinstance(node, DEFINITION_STATEMENTS):
+            for header_part in definition_header(node):
+                self.value(header_part, state)
+            state.bind(node.name, CLEAN)
+        return state
+
+    def walk_assign(
+        self, targets: Sequence[ast.expr], value: ast.expr, state: State, following: Sequence[ast.stmt]
+    ) -> None:
+        pairs = ex.unpacked_pairs(targets[0], value) if len(targets) == 1 else None
+        if pairs is not None:
+            for element_target, element_value in pairs:
+                if element_value is None:  # the starred target gets a list of the rest
+                    self.bind_target(element_target, CLEAN, "", state)
+                else:
+                    self.walk_assign([element_target], element_value, state, following)
+            return
+        taint = self.value(value, state)
+        kind = self.kind_of(value, state)
+        never_none = self.never_none_names(targets, value, state)
+        for target in targets:
+            if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
+                self.uses.int_binding(value, taint, key_of(target), annotated=False)
+            self.bind_target(target, taint, kind, state)
+        state.paths.not_none.update(never_none)
+        if isinstance(targets[-1], ast.Name):
+            self.remember_flag(targets[-1].id, value, state)
+
+    def never_none_names(self, targets: Sequence[ast.expr], value: ast.expr, state: State) -> list[str]:
+        """The plain names among `targets` that a later `is None` test asks about, when `value` cannot be
+        None (`never_none`): such a test is decided until they are rebound."""
+        names = [target.id for target in targets if isinstance(target, ast.Name)]
+        if not names:
+            return []
+        if self.tested_for_none is None:
+            self.tested_for_none = names_tested_for_none(text_of(self.scope.body_owner, self.module.source))
+        tested = [name for name in names if name in self.tested_for_none]
+        return tested if tested and is_never_none(value, state, self.module) else []
+
+    def remember_flag(self, name: str, value: ast.expr, state: State) -> None:
+        """`is_dynamic = isinstance(c, DynamicCache)`: a later `if is_dynamic:` narrows like the test."""
+        subjects = flag_subjects(value, self.module)
+        if subjects and name not in subjects:
+            state.paths.flags[name] = (value, subjects)
+
+    def walk_annotated_assign(self, node: ast.AnnAssign, state: State, following: Sequence[ast.stmt]) -> None:
+        if node.value is None:
+            return
+        taint = self.value(node.value, state)
+        if ex.is_int_annotation(node.annotation) and taint and not self.guarded_next(node.target, following):
+            self.uses.int_binding(node.value, taint, ast.unparse(node.target), annotated=True)
+        annotated_kind = INT if ex.is_int_annotation(node.annotation) else ""
+        never_none = self.never_none_names([node.target], node.value, state)
+        self.bind_target(node.target, taint, self.kind_of(node.value, state) or annotated_kind, state)
+        state.paths.not_none.update(never_none)
+
+    def walk_augmented_assign(self, node: ast.AugAssign, state: State) -> None:
+        key = key_of(node.target)
+        before = state.taint.get(key, CLEAN)
+        added = self.value(node.value, state)
+        target_is_int = not before and self.is_int_operand(node.target, state)
+        if (before and not added and self.is_int_operand(node.value, state)) or (added and target_is_int):
+            self.uses.augmented_arithmetic(node, before | added)
+        if key:
+            state.bind(key, before | added, INT if not (before | added) and state.kinds.get(key) == INT else "")
+
+    def walk_return(self, node: ast.Return, state: State) -> None:
+        if node.value is None:
+            return
+        taint = self.value(node.value, state)
+        self.returned |= taint
+        for origin in taint:
+            if isinstance(origin, Origin):
+                origin.returned = True
+        if taint and self.scope.returns_int and not self.scope.is_source_definition:
+            self.uses.int_return(node.value, taint)
+
+    def walk_if(self, node: ast.If, state: State) -> State | None:
+        self.bool_use(node.test, state)
+        truth = self.known_truth(node.test)
+        if truth is None and state.paths.not_none and none_truth(node.test, state.paths.not_none, ()) is not None:
+            truth = none_truth(node.test, state.paths.not_none, self.shared_names())
+        walked = [
+            (body, branch) for body, branch in ((node.body, True), (node.orelse, False)) if truth in (None, branch)
+        ]
+        ends = []
+        for index, (body, branch) in enumerate(walked):
+            entry = state if index == len(walked) - 1 else state.copy()  # nothing reads `state` after the `if`
+            ends.append(self.walk_block(body, narrow(node.test, entry, branch, self.module, self.scope)))
+        return State.merge(ends)
+
+    def known_truth(self, test: ast.expr) -> bool | None:
+        """The test's truth before the code runs (see `static_truth`); the names whose value the
+        function knows (`function_constants`) are looked for only when the test names a candidate."""
+        if self.candidate_names is None:
+            owner = self.scope.body_owner
+            first, last = getattr(owner, "lineno", 1), getattr(owner, "end_lineno", None) or 1 << 30
+            local = self.module.names_bound_to_bools(first, last) - set(
+                self.scope.parameters
+            )  # a parameter is no constant
+            self.candidate_names = local | self.module.constants.keys()
+        candidates = self.candidate_names
+        if not (candidates and any(name in candidates for name in names_known_values_decide(test))):
+            return static_truth(test, {})
+        if self.constants is None:
+            owner = self.scope.body_owner
+            own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+            self.constants = (
+                self.module.function_constants(owner, self.enclosing_definition())
+                if own_names
+                else self.module.constants
+            )
+        return static_truth(test, self.constants)
+
+    def forget_stored_names(self, state: State | None, owner: ast.stmt, statements: Sequence[ast.stmt]) -> None:
+        """A path the walk does not follow may leave `statements` part way (an exception caught in a
+        handler, run by `finally` or suppressed by a `with`, a `break` or `continue`): a name they bind
+        may hold any value they bind it to, or the one before, so it is no longer known not None."""
+        if state is None or not state.paths.not_none:
+            return
+        if self.stored is None:
+            self.stored = {}
+        if id(owner) not in self.stored:
+            self.stored[id(owner)] = stored_names(statements)
+        state.paths.not_none -= self.stored[id(owner)]
+
+    def shared_names(self) -> frozenset[str]:
+        """The names a call may rebind (`shared_names`)."""
+        if self.declared_shared is None:
+            self.declared_shared = shared_names(self.scope.body, text_of(self.scope.body_owner, self.module.source))
+        return self.declared_shared
+
+    def enclosing_definition(self) -> Definition | None:
+        """The definition around the scope's body: the `def` or class the scope's own `def` or class
+        is nested in, or (a lambda's scope) the definition the lambda is written in."""
+        definition = self.scope.definition or self.module.definitions.of(self.scope.body_owner)
+        if definition is None or definition.node is not self.scope.body_owner:
+            return definition
+        return definition.parent
+
+    def walk_loop(self, node: ast.While | ast.For | ast.AsyncFor, state: State) -> State | None:
+        entry = state
+        exit_state: State | None = state
+        for _ in range(LOOP_PASSES):
+            self.statement = self.uses.statement = node
+            loop_state = entry.copy()
+            self.forget_stored_names(loop_state, node, node.body)  # a `continue` or `break` part way through
+            if isinstance(node, ast.While):
+                self.bool_use(node.test, loop_state)
+                body_state = narrow(node.test, loop_state.copy(), True, self.module, self.scope)
+            else:
+                self.value(node.iter, loop_state)
+                body_state = loop_state.copy()
+                self.bind_target(node.target, CLEAN, "", body_state)
+            end_of_body = self.walk_block(node.body, body_state)
+            exit_state = State.merge([loop_state, end_of_body])
+            if exit_state is None or exit_state.same_as(entry):
+                break
+            entry = exit_state
+        return self.walk_block(node.orelse, exit_state)
+
+    def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
+        after_body = self.walk_block(node.body, state.copy())
+        handler_entry = State.merge([state, after_body]) or state
+        self.forget_stored_names(handler_entry, node.body[0], node.body)  # an exception part way through the body
+        handlers = []
+        for handler in node.handlers:
+            handler_state = handler_entry.copy()
+            if handler.name:
+                handler_state.bind(handler.name, CLEAN)
+            handlers.append(self.walk_block(handler.body, handler_state))
+        after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
+        merged = State.merge([after_else, *handlers])
+        if node.finalbody:
+            left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
+            finally_entry = merged or handler_entry.copy()
+            self.forget_stored_names(finally_entry, node, left_part_way)
+            after_finally = self.walk_block(node.finalbody, finally_entry)
+            return after_finally if merged else None  # `finally` runs even when every path exits
+        return merged
+
+    def walk_match(self, node: ast.Match, state: State) -> State | None:
+        taint = self.value(node.subject, state, consumed=True)
+        if taint and any(compares_by_value(case.pattern) for case in node.cases):
+            self.uses.match_subject(node.subject, taint)
+        ends = []
+        for case in node.cases:
+            case_state = state.copy()
+            for captured in captured_names(case.pattern):  # `case x:` rebinds x
+                case_state.paths.forget(captured)
+            if case.guard is not None:
+                self.statement = self.uses.statement = node  # the guard belongs to the `match`, not the last case
+                self.bool_use(case.guard, case_state)
+            ends.append(self.walk_block(case.body, case_state))
+        return State.merge([*ends, state])
+
+    def bind_target(self, target: ast.expr, taint: Taint, kind: str, state: State) -> None:
+        for origin in taint:
+            if isinstance(origin, Origin) and origin.statement is self.statement and target not in origin.flowed_into:
+                origin.flowed_into.append(target)
+        for bound in ex.assigned_names(target):
+            key = key_of(bound)
+            if key:
+                state.bind(key, taint, kind if isinstance(target, (ast.Name, ast.Attribute)) else "")
+        if isinstance(target, ast.Name):
+            return
+        for node in ast.walk(target):
+            if isinstance(node, ast.Subscript):
+                self.value(node.value, state)
+                self.index_use(node.slice, state)
+                state.stored_into(key_of(node.value))
+                if subject_key(node):  # `kwargs["cache"] = ...`: what a test told about the entry is gone
+                    state.kinds.pop(subject_key(node), None)
+                    state.paths.forget(subject_key(node))
+
+    def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
+        """The int-annotated binding is immediately followed by the fixer's guard."""
+        if not following or not isinstance(following[0], ast.If):
+            return False
+        guard = following[0]
+        return narrowed_key(guard.test, self.module) == (key_of(target), TENSOR) and bool(guard.body)
+
+
+def definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.expr]:
+    """What the enclosing scope evaluates when it runs a `def` or `class` statement."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
+    defaults = [default for default in node.args.kw_defaults if default is not None]
+    return [*node.decorator_list, *node.args.defaults, *defaults]
+
+
+def captured_names(pattern: ast.pattern) -> list[str]:
+    """The names a `case` pattern binds (`case x:`, `case [a, *rest]:`, `case {**rest}:`)."""
+    names = []
+    for node in ast.walk(pattern):
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.append(node.rest)
+    return names
+
+
+def compares_by_value(pattern: ast.pattern) -> bool:
+    """A `case` pattern that compares the subject with `==` (`case 0:`, `case 1 | 2:`)."""
+    if isinstance(pattern, ast.MatchValue):
+        return True
+    if isinstance(pattern, ast.MatchOr):
+        return any(compares_by_value(option) for option in pattern.patterns)
+    if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
+        return compares_by_value(pattern.pattern)
+    return False
