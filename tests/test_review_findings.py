@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from lint_rules import check_command
-from lint_rules.engine import analyze_source, imports
+from lint_rules.engine import analyze_source
+from lint_rules.engine.facts import imports
 from tests.helpers_rewrite import cli_environment
 
 
