@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations, check_refusal
-from lint_rules.engine.facts.imports import file_stamp, forget_stamps, parsed_module, read_bytes
+from lint_rules.engine.facts.imports import file_stamp, forget_stamps, read_bytes
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_text import DEFAULT_SOURCE_METHODS, mentions_any
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
@@ -164,10 +164,9 @@ def loaded_module(
     rewrote, or an edited one in a long-lived process, is read again). A module that cannot be read,
     parsed or analyzed is not followed: its failure is not the importing file's."""
     try:
-        tree = parsed_module(file)  # shared by the runs of the module with other hop budgets
-        if tree is None:
-            return None
-        text = SourceText(read_bytes(file).decode("utf-8", errors="replace"))
+        raw = read_bytes(file)
+        tree = ast.parse(raw, filename=str(file))
+        text = SourceText(raw.decode("utf-8", errors="replace"))
         return module_run(tree, text, str(file), source_methods, hops, releases, declarations)
     except Exception:
         return None
