@@ -103,6 +103,12 @@ SOURCE_FORMS = (
     SourceForm(
         "bound-method-alias-in-closure", "length_of()", prelude="length_of = cache.get_seq_length", in_closure=True
     ),
+    SourceForm("model-outputs-inline", "self.model(ids, past_key_values=cache).past_key_values.get_seq_length()"),
+    SourceForm(
+        "model-outputs-bound",
+        "outputs.past_key_values.get_seq_length()",
+        prelude="outputs = self.model(ids, past_key_values=cache)",
+    ),
     SourceForm("ternary", "(cache.get_seq_length() if cache is not None else 0)"),
     SourceForm("parenthesised", "(cache.get_seq_length())"),
     SourceForm("awaited", "(await cache.get_seq_length())", needs_async=True),
