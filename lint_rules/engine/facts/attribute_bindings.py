@@ -84,13 +84,10 @@ def method_bindings(method: Function, receiver: str) -> Iterator[tuple[str, ast.
 
 def attributes_within(target: ast.expr, receiver: str) -> Iterator[str]:
     """The attributes of `receiver` a (compound) target binds: `self.a`, `self.a, self.b = ...`, `*self.a`."""
-    if isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:
-            yield from attributes_within(element, receiver)
-    elif isinstance(target, ast.Starred):
-        yield from attributes_within(target.value, receiver)
-    elif attribute_of(target, receiver):
-        yield attribute_of(target, receiver)
+    for leaf in ex.bound_leaves(target, (ast.expr,)):
+        attribute = attribute_of(leaf, receiver)
+        if attribute:
+            yield attribute
 
 
 def attribute_of(target: ast.expr, receiver: str) -> str:
