@@ -205,16 +205,21 @@ def local_values(function: ast.FunctionDef, name: str) -> list[ast.expr]:
 
 
 def passes_cache_position(generation_utils: str) -> bool:
-    """`generate()` sets `model_kwargs["cache_position"]` for the model's inputs."""
-    for node in ast.walk(ast.parse(generation_utils)):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if (
-                    isinstance(target, ast.Subscript)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "model_kwargs"
-                    and isinstance(target.slice, ast.Constant)
-                    and target.slice.value == "cache_position"
-                ):
-                    return True
-    return False
+    """`generate()` sets `model_kwargs["cache_position"]` for the model's inputs, and never to None."""
+    values = [
+        node.value
+        for node in ast.walk(ast.parse(generation_utils))
+        if isinstance(node, ast.Assign) and any(map(is_cache_position_entry, node.targets))
+    ]
+    return bool(values) and not any(isinstance(value, ast.Constant) and value.value is None for value in values)
+
+
+def is_cache_position_entry(target: ast.expr) -> bool:
+    """`model_kwargs["cache_position"]`."""
+    return (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "model_kwargs"
+        and isinstance(target.slice, ast.Constant)
+        and target.slice.value == "cache_position"
+    )

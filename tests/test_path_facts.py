@@ -857,6 +857,18 @@ DEAD_RETEST = [
         """,
         id="if-expression-whose-arms-cannot-be-none",  # the else arm runs only where mask is not None
     ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, position_ids=None):
+            if position_ids is None:
+                position_ids = torch.arange(x.shape[1]).unsqueeze(0)
+            past = position_ids[0, 0] if position_ids is not None else cache.get_seq_length()
+            return x[:, past:]
+        """,
+        id="the-dead-arm-of-an-if-expression",  # the `else` arm is never evaluated
+    ),
 ]
 
 
@@ -1103,6 +1115,19 @@ LIVE_RETEST = [
         """,
         [(13, "SLG002")],
         id="a-nested-function-rebinds-it-nonlocal",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def forward(x, cache, position_ids=None):
+            if position_ids is None:
+                position_ids = make_positions(x)
+            past = position_ids[0, 0] if position_ids is not None else cache.get_seq_length()
+            return x[:, past:]
+        """,
+        [(7, "SLG002")],
+        id="twin-an-if-expression-after-a-call-that-may-give-none",
     ),
 ]
 

@@ -43,7 +43,8 @@ class ReleaseFacts(NamedTuple):
     methods: frozenset[str]
     """Which of `PATH_ENDING_METHODS` the release's `Cache` has."""
     generate_passes_cache_position: bool
-    """`generate()` puts `cache_position` into the model's inputs."""
+    """`generate()` always gives the model's `prepare_inputs_for_generation` a `cache_position` that is
+    not None (4.41-4.42 set it to None when `use_cache=False`; 5.4 on create none)."""
 
     @property
     def name(self) -> str:
@@ -75,10 +76,28 @@ RELEASES = (
         (4, 38), (4, 38), "4.38.2", _lengths(DynamicCache=INT, StaticCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False
     ),
     ReleaseFacts(
-        (4, 39), (4, 41), "4.39.3", _lengths(DynamicCache=INT, StaticCache=TENSOR), SEEN_TOKENS_NONE, BOTH_METHODS, True
+        (4, 39), (4, 40), "4.40.2", _lengths(DynamicCache=INT, StaticCache=TENSOR), SEEN_TOKENS_NONE, BOTH_METHODS, True
+    ),
+    ReleaseFacts(
+        (4, 41),
+        (4, 41),
+        "4.41.2",
+        _lengths(DynamicCache=INT, StaticCache=TENSOR),
+        SEEN_TOKENS_NONE,
+        BOTH_METHODS,
+        False,
     ),
     ReleaseFacts(
         (4, 42),
+        (4, 42),
+        "4.42.4",
+        _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),
+        SEEN_TOKENS_NONE,
+        BOTH_METHODS,
+        False,
+    ),
+    ReleaseFacts(
+        (4, 43),
         (4, 44),
         "4.44.2",
         _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts import generation_hook
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -47,6 +48,7 @@ def function_scope(
         int_typed_names=frozenset(int_names),
         entry_kinds=entry_kinds(arguments, cls, module, attribute_kinds, functools.partial(from_callers, definition)),
         entry_parameters=frozenset(argument.arg for argument in arguments),
+        entry_not_none=generation_hook.parameters_never_none(definition, module.releases, module.path),
         parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
         definition=definition,
     )

@@ -33,6 +33,8 @@ class Scope(NamedTuple):
     """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
     entry_parameters: frozenset[str] = frozenset()
     """The parameters `entry_kinds` may know (a rebinding in the walk ends what they held on entry)."""
+    entry_not_none: frozenset[str] = frozenset()
+    """The parameters that are not None on entry (`generation_hook`: the hook's `cache_position`)."""
     parameters: tuple[str, ...] = ()
     definition: Definition | None = None
 

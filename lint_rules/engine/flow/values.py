@@ -18,6 +18,7 @@ from lint_rules.engine.flow.imported_calls import imported_function, imported_ta
 from lint_rules.engine.flow.imported_methods import imported_method
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.narrowing import classes_checked, may_narrow, narrow, subject_key
+from lint_rules.engine.flow.never_none import none_truth, shared_names, text_of
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.summary import SummaryTable
 from lint_rules.engine.flow.taint import (
@@ -48,8 +49,40 @@ class ValueWalker:
         self.uses = Uses(scope)
         self.statement: ast.stmt | None = None
         self.gated_parts = 0
+        self.declared_shared: frozenset[str] | None = None
         """How many parts of expressions being walked run only where a gate of their own expression
         proved that nothing is traced (`not is_compiling() and <part>`): see `gated_part`."""
+
+    def conditional(self, node: ast.IfExp, state: State, consumed: bool) -> Taint:
+        """`a if test else b`: each arm the test can take, in the state where it went that way."""
+        self.bool_use(node.test, state)
+        truth = self.none_test_truth(node.test, state)
+        arms = [
+            (arm, narrow(node.test, state.copy(), branch, self.module, self.scope))
+            for arm, branch in ((node.body, True), (node.orelse, False))
+            if truth in (None, branch)
+        ]
+        taint = CLEAN
+        for arm, arm_state in arms:
+            with self.gated_part(state, arm_state):
+                taint |= self.value(arm, arm_state, consumed)
+        for _, arm_state in arms:
+            state.adopt_guards(arm_state)
+        self.keep_walrus_bindings([arm for arm, _ in arms], state, [arm_state for _, arm_state in arms])
+        return taint
+
+    def none_test_truth(self, test: ast.expr, state: State) -> bool | None:
+        """The truth of a test of names for None where the path knows them not None (`none_truth`);
+        None when that does not decide it."""
+        if not state.paths.not_none or none_truth(test, state.paths.not_none, ()) is None:
+            return None
+        return none_truth(test, state.paths.not_none, self.shared_names())
+
+    def shared_names(self) -> frozenset[str]:
+        """The names a call may rebind (`shared_names`), found at the first test they may decide."""
+        if self.declared_shared is None:
+            self.declared_shared = shared_names(self.scope.body, text_of(self.scope.body_owner, self.module.source))
+        return self.declared_shared
 
     def value(self, node: ast.expr, state: State, consumed: bool = False) -> Taint:
         """The taint of `node`'s value; reports harmful uses inside it.
@@ -79,17 +112,7 @@ class ValueWalker:
         if isinstance(node, ast.Compare):
             return self.compare(node, state)
         if isinstance(node, ast.IfExp):
-            self.bool_use(node.test, state)
-            arms = [(node.body, narrow(node.test, state.copy(), True, self.module, self.scope))]
-            arms.append((node.orelse, narrow(node.test, state.copy(), False, self.module, self.scope)))
-            taint = CLEAN
-            for arm, arm_state in arms:
-                with self.gated_part(state, arm_state):
-                    taint |= self.value(arm, arm_state, consumed)
-            for _, arm_state in arms:
-                state.adopt_guards(arm_state)
-            self.keep_walrus_bindings([node.body, node.orelse], state, [arm_state for _, arm_state in arms])
-            return taint
+            return self.conditional(node, state, consumed)
         if isinstance(node, ast.NamedExpr):
             taint = self.value(node.value, state, consumed)
             state.bind(node.target.id, taint, self.kind_of(node.value, state))

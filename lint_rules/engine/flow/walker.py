@@ -24,8 +24,6 @@ from lint_rules.engine.flow.narrowing import (
 from lint_rules.engine.flow.never_none import (
     is_never_none,
     names_tested_for_none,
-    none_truth,
-    shared_names,
     stored_names,
     text_of,
 )
@@ -58,13 +56,12 @@ class FunctionWalker(ValueWalker):
     """The names whose value the scope knows (`function_constants`), found at the first `if` that needs them."""
     tested_for_none: frozenset[str] | None = None
     """The plain names the scope compares with None (`names_tested_for_none`), found at the first binding."""
-    declared_shared: frozenset[str] | None = None
-    """The names a call may rebind (`shared_names`), found at the first test they may decide."""
     stored: dict[int, frozenset[str]] | None = None
     """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
 
     def walk(self) -> None:
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.entry_parameters)
+        state.paths.not_none.update(self.scope.entry_not_none)
         for name in self.run.closure_getters(self.scope.definition):  # `n = c.get_seq_length` around it
             state.kinds[name] = SOURCE_GETTER
         if self.seeded:
@@ -207,8 +204,8 @@ class FunctionWalker(ValueWalker):
     def walk_if(self, node: ast.If, state: State) -> State | None:
         self.bool_use(node.test, state)
         truth = self.known_truth(node.test)
-        if truth is None and state.paths.not_none and none_truth(node.test, state.paths.not_none, ()) is not None:
-            truth = none_truth(node.test, state.paths.not_none, self.shared_names())
+        if truth is None:
+            truth = self.none_test_truth(node.test, state)
         walked = [
             (body, branch) for body, branch in ((node.body, True), (node.orelse, False)) if truth in (None, branch)
         ]
@@ -252,12 +249,6 @@ class FunctionWalker(ValueWalker):
         if id(owner) not in self.stored:
             self.stored[id(owner)] = stored_names(statements)
         state.paths.not_none -= self.stored[id(owner)]
-
-    def shared_names(self) -> frozenset[str]:
-        """The names a call may rebind (`shared_names`)."""
-        if self.declared_shared is None:
-            self.declared_shared = shared_names(self.scope.body, text_of(self.scope.body_owner, self.module.source))
-        return self.declared_shared
 
     def enclosing_definition(self) -> Definition | None:
         """The definition around the scope's body: the `def` or class the scope's own `def` or class
