@@ -45,17 +45,24 @@ def parameters_never_none(definition: Definition, releases: Releases, path: str)
         or POSITION not in {argument.arg for argument in ex.arguments_of(node)}
     ):
         return frozenset()
+    if not path:
+        return frozenset()
+    return frozenset({POSITION}) if only_generate_calls_the_hook(package_or_file(path)) else frozenset()
+
+
+def package_or_file(path: str) -> Path:
+    """The top package of the module at `path`, or the file itself where it is in none."""
     module_name, root = module_name_of(path)
     top = root / module_name.split(".")[0] if root is not None and module_name else None
-    files = package_files(top) if top is not None and top.is_dir() else (Path(path),)
-    return frozenset({POSITION}) if only_generate_calls_the_hook(files) else frozenset()
+    return top if top is not None and top.is_dir() else Path(path)
 
 
 @functools.lru_cache(maxsize=64)
-def only_generate_calls_the_hook(files: tuple[Path, ...]) -> bool:
-    """No file of `files` calls or names the hook except to define it or hand `cache_position` on,
-    and none derives a class from a Whisper class (see the module's docstring)."""
-    for file in files:
+def only_generate_calls_the_hook(place: Path) -> bool:
+    """No file of the package (or the lone file) `place` calls or names the hook except to define it
+    or hand `cache_position` on, and none derives a class from a Whisper class (see the module's
+    docstring)."""
+    for file in package_files(place) if place.is_dir() else (place,):
         try:
             data = read_bytes(file)
         except OSError:
