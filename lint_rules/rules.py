@@ -51,11 +51,23 @@ class Rule(NamedTuple):
         return dict(self.uses)[use].format(**fields)
 
     def message(
-        self, detail: str, method: str, line: int, compiled_region: str, also_from: Sequence[tuple[str, int]] = ()
+        self,
+        detail: str,
+        method: str,
+        line: int,
+        compiled_region: str,
+        also_from: Sequence[tuple[str, int]] = (),
+        only_outside_callers: bool = False,
     ) -> str:
-        """`also_from`: the other source calls (method, line) whose values reach the same use."""
+        """`also_from`: the other source calls (method, line) whose values reach the same use;
+        `only_outside_callers`: the package's own callers all pass int-length caches."""
         where = f" [compiled region: {compiled_region}]" if compiled_region else ""
-        return f"{detail}: tensor-valued length from {origins_text([(method, line), *also_from])} used as {self.used_as}{where}"
+        callers = f" [{ONLY_OUTSIDE_CALLERS}]" if only_outside_callers else ""
+        origins = origins_text([(method, line), *also_from])
+        return f"{detail}: tensor-valued length from {origins} used as {self.used_as}{where}{callers}"
+
+
+ONLY_OUTSIDE_CALLERS = "the package's own callers pass int-length caches; reported for a caller outside the package"
 
 
 PASSED_TEMPLATE = "passed as `{parameter}` to {callees} (line {callee_line}), which uses it as {callee_detail}"

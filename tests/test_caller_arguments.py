@@ -13,6 +13,7 @@ import pytest
 
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
+from lint_rules.rules import ONLY_OUTSIDE_CALLERS
 from lint_rules.settings import Settings
 from tests.invariants import UNSAFE_TOO, check_invariants
 
@@ -197,6 +198,45 @@ def test_a_public_function_is_reported_whatever_its_module_passes(tmp_path: Path
     callers = INT_CALLERS["local-constructor"].replace("_trim(", "trim(")
     package = write_package(tmp_path, {"gen": trim_module(callers, name="trim")})
     assert codes(package) == ["SLG002"]
+
+
+def messages(package: Path, module: str = "gen") -> list[str]:
+    checked = check_path(str(package / f"{module}.py"), Settings())
+    assert not checked.error, checked.error
+    return [finding.message for finding in checked.findings]
+
+
+def public_trim_module(callers: str) -> str:
+    return trim_module(callers.replace("_trim(", "trim("), name="trim")
+
+
+def test_a_public_functions_finding_says_its_package_callers_pass_int_caches(tmp_path: Path) -> None:
+    """Issue 25 pattern 5: reported (a library's users call it), and the text says why."""
+    package = write_package(tmp_path, {"gen": public_trim_module(INT_CALLERS["local-constructor"])})
+    [message] = messages(package)
+    assert message.endswith(f"[{ONLY_OUTSIDE_CALLERS}]")
+
+
+TWINS_WITHOUT_THE_NOTE = {
+    "one-caller-passes-a-static-cache": ({"gen": public_trim_module(TENSOR_OR_UNKNOWN_CALLERS["one-static-cache"])}),
+    "never-called": {"gen": public_trim_module("")},
+    "another-module-imports-it": {
+        "gen": public_trim_module(INT_CALLERS["local-constructor"]),
+        "other": "from .gen import trim\n",
+    },
+    "decorated": {"gen": public_trim_module(INT_CALLERS["local-constructor"]).replace("def trim", "@cache\ndef trim")},
+    "parameter-rebound": {
+        "gen": public_trim_module(INT_CALLERS["local-constructor"]).replace(
+            "    n = cache.get_seq_length()", "    cache = cache.parent\n    n = cache.get_seq_length()"
+        )
+    },
+}
+
+
+@pytest.mark.parametrize("modules", TWINS_WITHOUT_THE_NOTE.values(), ids=TWINS_WITHOUT_THE_NOTE.keys())
+def test_twin_no_note_where_the_package_may_pass_a_tensor_length_cache(modules: dict[str, str], tmp_path: Path) -> None:
+    [message] = messages(write_package(tmp_path, modules))
+    assert ONLY_OUTSIDE_CALLERS not in message
 
 
 def test_a_function_never_called_is_reported(tmp_path: Path) -> None:

@@ -191,10 +191,10 @@ def to_findings(uses: Iterable[Use], run: ModuleRun, path: str) -> Iterator[Find
             pair = (use, to_finding(use, use.origin, run, path))
             at_place.setdefault((id(use.node), use.rule.code), []).append(pair)
     for found in at_place.values():
-        yield merged(found)
+        yield merged(found, run)
 
 
-def merged(found: list[tuple[Use, Finding]]) -> Finding:
+def merged(found: list[tuple[Use, Finding]], run: ModuleRun) -> Finding:
     """One finding per place and rule, naming every source call whose value reaches it. Values that
     one edit serves (`a.get_seq_length() if x else b.get_seq_length()`) share its plan; values bound
     apart (on two branches) keep theirs as `other_fixes`, the least safe plan leading."""
@@ -206,7 +206,16 @@ def merged(found: list[tuple[Use, Finding]]) -> Finding:
     findings = [finding for _, finding in found]
     use, first = min(found, key=lambda pair: SAFETY_ORDER.index(pair[1].fix.safety))
     others = [(finding.source_method, finding.origin.line) for finding in findings if finding is not first]
-    message = use.rule.message(use.detail, first.source_method, first.origin.line, first.compiled_region, others)
+    message = use.rule.message(
+        use.detail,
+        first.source_method,
+        first.origin.line,
+        first.compiled_region,
+        others,
+        only_outside_callers=all(
+            isinstance(each.origin, Origin) and only_outside_callers(each.origin, run) for each, _ in found
+        ),
+    )
     plans = dict.fromkeys(finding.fix for finding in findings if finding is not first)
     plans.pop(first.fix, None)
     other_fixes = () if one_fix([finding.fix for finding in findings]) else tuple(plans)
@@ -236,7 +245,9 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
     return Finding(
         path=path,
         code=use.rule.code,
-        message=use.rule.message(use.detail, origin.method, origin.line, region),
+        message=use.rule.message(
+            use.detail, origin.method, origin.line, region, only_outside_callers=only_outside_callers(origin, run)
+        ),
         span=source.span(use.node),
         origin=source.span(origin.call),
         source_method=origin.method,
@@ -245,4 +256,16 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
             UseSite(use.node, use.rule.code, use.scope.body_owner, source, bool(region)), origin_fix_plan(origin, run)
         ),
         function=use.scope.name,
+    )
+
+
+def only_outside_callers(origin: Origin, run: ModuleRun) -> bool:
+    """The source call asks a parameter of a public function whose callers in the package all pass
+    int-length caches (`CallerArguments.only_package_callers_pass_int_length`)."""
+    receiver = origin.call.func.value if isinstance(origin.call.func, ast.Attribute) else None
+    definition = origin.scope.definition
+    return (
+        isinstance(receiver, ast.Name)
+        and definition is not None
+        and run.caller_arguments.only_package_callers_pass_int_length(definition, receiver.id)
     )

@@ -86,6 +86,23 @@ class CallerArguments:
             self._kinds[key] = kind
         return kind
 
+    def only_package_callers_pass_int_length(self, definition: Definition, parameter: str) -> bool:
+        """A public module-level function (no decorator, the parameter never rebound) whose module
+        calls it, passing an int-length cache or None for `parameter` every time, and that no other
+        module of the package names: only a caller outside the package can bring a tensor-length
+        cache. Its findings stay (a library's users call it) and say so."""
+        node = definition.node
+        if (
+            definition.parent is not None
+            or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or node.decorator_list
+            or node.name.startswith("_")
+            or parameter not in {argument.arg for argument in all_parameters(node)}
+            or parameter in rebound_names(node, self.module)
+        ):
+            return False
+        return self.kind_from_callers(definition, parameter) == INT_LENGTH_CACHE
+
     def receives_source_call(self, definition: Definition, parameter: str) -> bool:
         """Cheaply, from the text: the function calls a source method on the parameter
         (`parameter.get_seq_length(`, `getattr(parameter, ...`)."""
