@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -132,6 +131,8 @@ def anchored_globs(globs: Sequence[str], folder: Path) -> tuple[str, ...]:
 
 
 def _tool_tables(path: Path) -> dict[str, object]:
+    import tomllib  # only where a pyproject.toml is found: it costs start-up time
+
     try:
         with path.open("rb") as handle:
             document = tomllib.load(handle)

@@ -18,9 +18,7 @@ from any of them), and so are the extras: the range is the union.
 
 from __future__ import annotations
 
-import configparser
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -144,6 +142,8 @@ def strings(value: object) -> list[str]:
 
 
 def pyproject_project(path: Path) -> dict[str, object]:
+    import tomllib  # only for a project that has a pyproject.toml: it costs start-up time
+
     try:
         with path.open("rb") as handle:
             project = tomllib.load(handle).get("project", {})
@@ -191,6 +191,10 @@ def requirement_lines(file: Path) -> list[str]:
 
 def setup_cfg_requirements(path: Path) -> tuple[list[str], list[list[str]]]:
     """`install_requires` of `[options]`, and each list of `[options.extras_require]`."""
+    if not path.is_file():
+        return [], []
+    import configparser  # only for a project that has a setup.cfg: it costs start-up time
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read(path, encoding="utf-8")

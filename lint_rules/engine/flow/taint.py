@@ -146,16 +146,20 @@ class State:
     @staticmethod
     def merge(states: Iterable[State | None]) -> State | None:
         reachable = [state for state in states if state is not None]
-        if not reachable:
-            return None
-        merged = reachable[0].copy()
+        if len(reachable) <= 1:
+            return reachable[0].copy() if reachable else None
+        first = reachable[0]
+        merged = State(dict(first.taint), dict(first.kinds), first.entry, set(first.rebound), first.entry_names)
         for other in reachable[1:]:
             for key, taint in other.taint.items():
                 merged.taint[key] = merged.taint.get(key, CLEAN) | taint
             keys = set(merged.kinds) | set(other.kinds)
-            merged.kinds = {key: merged.kind(key) for key in keys if merged.kind(key) == other.kind(key)}
+            merged.kinds = {key: kind for key in keys if (kind := merged.kind(key)) == other.kind(key)}
             merged.rebound |= other.rebound
-        merged.paths = PathFacts.merge([(state.paths, state.live_origins()) for state in reachable])
+        guarded = any(state.paths.guards for state in reachable)  # only guards need the live values
+        merged.paths = PathFacts.merge(
+            [(state.paths, state.live_origins() if guarded else CLEAN) for state in reachable]
+        )
         return merged
 
     def same_as(self, other: State) -> bool:
