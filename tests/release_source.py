@@ -15,6 +15,7 @@ import ast
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lint_rules.engine.facts.releases import INT_LENGTH, NONE_LENGTH, TENSOR_LENGTH
@@ -26,15 +27,27 @@ INT_BUILTINS = frozenset({"int", "abs", "len", "min", "max"})
 
 def wheel_sources(version: str, cache: Path) -> dict[str, str]:
     """`cache_utils.py` and `generation/utils.py` of the release's wheel, downloaded into `cache` once."""
+    with zipfile.ZipFile(wheel_path(version, cache)) as archive:
+        return {
+            name: archive.read(f"transformers/{name}").decode() for name in ("cache_utils.py", "generation/utils.py")
+        }
+
+
+def wheel_path(version: str, cache: Path) -> Path:
     wheel = next(cache.glob(f"transformers-{version}-*.whl"), None)
     if wheel is None:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(cache)]
         subprocess.run([*command, f"transformers=={version}"], check=True)
         wheel = next(cache.glob(f"transformers-{version}-*.whl"))
-    with zipfile.ZipFile(wheel) as archive:
-        return {
-            name: archive.read(f"transformers/{name}").decode() for name in ("cache_utils.py", "generation/utils.py")
-        }
+    return wheel
+
+
+def wheel_modules(version: str, cache: Path) -> Iterator[tuple[str, bytes]]:
+    """Every module of the release's wheel: (path in the wheel, bytes)."""
+    with zipfile.ZipFile(wheel_path(version, cache)) as archive:
+        for name in archive.namelist():
+            if name.endswith(".py"):
+                yield name, archive.read(name)
 
 
 class CacheModule:
@@ -212,6 +225,30 @@ def passes_cache_position(generation_utils: str) -> bool:
         if isinstance(node, ast.Assign) and any(map(is_cache_position_entry, node.targets))
     ]
     return bool(values) and not any(isinstance(value, ast.Constant) and value.value is None for value in values)
+
+
+HOOK = "prepare_inputs_for_generation"
+NOT_TORCH = ("_tf_", "_flax_", "tf_utils.py", "flax_utils.py")
+"""TensorFlow and Flax modules: their hooks never see a torch cache."""
+
+
+def hook_calls_without_position(modules: Iterable[tuple[str, bytes]]) -> list[str]:
+    """The calls `x.prepare_inputs_for_generation(...)` of torch modules that name no `cache_position`
+    and spread no `**kwargs` (a spread hands on the generation loop's kwargs, which hold one; Whisper's
+    no-speech detector, which spreads only tensors, is the engine's own exception)."""
+    found = []
+    for name, data in modules:
+        if HOOK.encode() not in data or any(part in name for part in NOT_TORCH):
+            continue
+        for node in ast.walk(ast.parse(data)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == HOOK
+                and not any(keyword.arg in (None, "cache_position") for keyword in node.keywords)
+            ):
+                found.append(f"{name}:{node.lineno}")
+    return found
 
 
 def is_cache_position_entry(target: ast.expr) -> bool:

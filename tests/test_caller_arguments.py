@@ -225,6 +225,26 @@ TWINS_WITHOUT_THE_NOTE = {
         "other": "from .gen import trim\n",
     },
     "decorated": {"gen": public_trim_module(INT_CALLERS["local-constructor"]).replace("def trim", "@cache\ndef trim")},
+    "a-lambda-parameter-of-that-name": {
+        "gen": textwrap.dedent(
+            """\
+            from transformers import DynamicCache, StaticCache
+
+
+            def trim(input_ids, cache, others):
+                f = lambda cache: input_ids[:, cache.get_seq_length():]
+                return [f(o) for o in others]
+
+
+            def run(input_ids, caches):
+                return trim(input_ids, DynamicCache(), caches)
+
+
+            def run_static(input_ids, config):
+                return run(input_ids, [StaticCache(config=config, max_cache_len=8)])
+            """
+        )
+    },
     "parameter-rebound": {
         "gen": public_trim_module(INT_CALLERS["local-constructor"]).replace(
             "    n = cache.get_seq_length()", "    cache = cache.parent\n    n = cache.get_seq_length()"

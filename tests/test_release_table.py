@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,13 @@ from lint_rules.engine.facts.releases import (
     TENSOR_LENGTH,
     ReleaseFacts,
 )
-from tests.release_source import CacheModule, passes_cache_position, wheel_sources
+from tests.release_source import (
+    CacheModule,
+    hook_calls_without_position,
+    passes_cache_position,
+    wheel_modules,
+    wheel_sources,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -30,18 +37,31 @@ REPO = Path(__file__).resolve().parents[1]
 WHEELS = REPO / "benchmarks" / ".cache" / "transformers-wheels"
 
 
-def installed_sources(version: str) -> dict[str, str] | None:
-    """The release's sources from the venv or tests/runtime's side environment, where one has it."""
+def installed_folder(version: str) -> Path | None:
+    """The release's package folder in the venv or tests/runtime's side environment, where one has it."""
     import transformers
 
     folders = [REPO / ".runtime" / f"transformers-{version}" / "transformers"]
     if transformers.__version__ == version:
         folders.insert(0, Path(transformers.__file__).parent)
-    for folder in folders:
-        if (folder / "cache_utils.py").is_file():
-            names = ("cache_utils.py", "generation/utils.py")
-            return {name: (folder / name).read_text(encoding="utf-8") for name in names}
-    return None
+    return next((folder for folder in folders if (folder / "cache_utils.py").is_file()), None)
+
+
+def installed_sources(version: str) -> dict[str, str] | None:
+    folder = installed_folder(version)
+    if folder is None:
+        return None
+    names = ("cache_utils.py", "generation/utils.py")
+    return {name: (folder / name).read_text(encoding="utf-8") for name in names}
+
+
+def release_modules(version: str) -> Iterator[tuple[str, bytes]]:
+    folder = installed_folder(version)
+    if folder is None:
+        yield from wheel_modules(version, WHEELS)
+        return
+    for path in folder.rglob("*.py"):
+        yield str(path.relative_to(folder.parent)), path.read_bytes()
 
 
 def sources(version: str) -> dict[str, str]:
@@ -105,9 +125,11 @@ def test_seen_tokens_of_the_release(release: tuple[ReleaseFacts, CacheModule, st
         assert not module.self_assignments(list(module.classes.values()), "seen_tokens")
 
 
-def test_generate_passes_cache_position_where_the_row_says(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+def test_the_hook_gets_a_cache_position_where_the_row_says(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
+    """`generate()` always sets one, and no other caller in the release omits it."""
     row, _, generation = release
-    assert passes_cache_position(generation) == row.generate_passes_cache_position
+    omitting = hook_calls_without_position(release_modules(row.checked))
+    assert (passes_cache_position(generation) and not omitting) == row.generate_passes_cache_position, omitting
 
 
 def test_the_rows_cover_consecutive_minors() -> None:

@@ -71,9 +71,9 @@ def test_project_dependencies(tmp_path: Path) -> None:
     write(tmp_path, {"pyproject.toml": '[project]\nname = "p"\ndependencies = ["torch", "transformers>=4.46,<4.49"]\n'})
     found = resolved(tmp_path)
     assert (found.specifier, found.origin) == (">=4.46,<4.49", "pyproject.toml [project].dependencies")
-    assert names_of(found) == rows("4.45-4.48")
+    assert names_of(found) == rows("4.46-4.48")
     assert found.described == (
-        "transformers >=4.46,<4.49 (from pyproject.toml [project].dependencies; table rows 4.45-4.48)"
+        "transformers >=4.46,<4.49 (from pyproject.toml [project].dependencies; table rows 4.46-4.48)"
     )
 
 
@@ -108,7 +108,7 @@ def test_requirements_files_next_to_the_project(tmp_path: Path) -> None:
     )
     found = resolved(tmp_path)
     assert found.origin == "requirements-dev.txt, requirements.txt"
-    assert names_of(found) == rows("4.45-4.48", "4.57")
+    assert names_of(found) == rows("4.46-4.48", "4.57")
 
 
 def test_setup_cfg_install_requires(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_configured_key(tmp_path: Path) -> None:
     assert (found.specifier, found.origin, names_of(found)) == (
         "==4.46.3",
         "pyproject.toml [tool.seqlen-guard]",
-        rows("4.45-4.48"),
+        rows("4.46-4.48"),
     )
 
 
@@ -167,9 +167,9 @@ def test_precedence_flag_then_key_then_requirements(tmp_path: Path) -> None:
     )
     assert names_of(resolved(tmp_path)) == rows("5.5-5.12")
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    assert names_of(resolved(tmp_path)) == rows("4.39-4.40")
+    assert names_of(resolved(tmp_path)) == rows("4.39-4.41")
     (tmp_path / "requirements.txt").unlink()
-    assert names_of(resolved(tmp_path)) == rows("4.43-4.44")
+    assert names_of(resolved(tmp_path)) == rows("4.42-4.44")
 
 
 def test_unmarked_entries_all_hold_and_marked_ones_are_alternatives(tmp_path: Path) -> None:
@@ -234,14 +234,14 @@ def test_target_range_alone(tmp_path: Path) -> None:
     [
         ("==5.0.0", ("5.0-5.3",)),
         ("==5.0.0rc1", ("5.0-5.3",)),
-        (">4.46.3,<4.47", ("4.45-4.48",)),
-        ("==4.46.*", ("4.45-4.48",)),
+        (">4.46.3,<4.47", ("4.46-4.48",)),
+        ("==4.46.*", ("4.46-4.48",)),
         ("~=4.56", ("4.56", "4.57")),
         ("<4.39", ("4.36-4.37", "4.38")),
         ("<=4.38", ("4.36-4.37", "4.38")),
         ("<4.38", ("4.36-4.37",)),
         (">=5.13", ("5.13-5.24",)),
-        ("!=4.38.*,<4.40", ("4.36-4.37", "4.39-4.40")),
+        ("!=4.38.*,<4.40", ("4.36-4.37", "4.39-4.41")),
         (">=4.38,<4.38", None),
     ],
 )
@@ -265,7 +265,7 @@ def test_a_4_38_pin_makes_a_static_cache_int_length() -> None:
     assert analyze_source(STATIC_SLICE, "m.py", releases=releases_named("4.38")) == []
 
 
-@pytest.mark.parametrize("names", [("4.39-4.40",), ("4.38", "4.39-4.40"), tuple(row.name for row in RELEASES)])
+@pytest.mark.parametrize("names", [("4.39-4.41",), ("4.38", "4.39-4.41"), tuple(row.name for row in RELEASES)])
 def test_twin_a_range_with_a_tensor_release_reports_it(names: tuple[str, ...]) -> None:
     found = analyze_source(STATIC_SLICE, "m.py", releases=releases_named(*names))
     assert [(finding.line, finding.code) for finding in found] == [(6, "SLG002")]
@@ -277,7 +277,7 @@ def test_a_method_no_cache_of_the_range_has_ends_the_path() -> None:
     assert analyze_source(MAX_LENGTH_AFTER, "m.py", releases=releases_named("5.5-5.12")) == []
 
 
-@pytest.mark.parametrize("names", [("5.13-5.24",), ("4.45-4.48",), ("5.5-5.12", "5.13-5.24")])
+@pytest.mark.parametrize("names", [("5.13-5.24",), ("4.46-4.48",), ("5.5-5.12", "5.13-5.24")])
 def test_twin_where_some_release_has_the_method_the_length_is_reported(names: tuple[str, ...]) -> None:
     found = analyze_source(MAX_LENGTH_AFTER, "m.py", releases=releases_named(*names))
     assert [(finding.line, finding.code) for finding in found] == [(4, "SLG002")]

@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations, check_refusal
 from lint_rules.engine.facts.imports import file_stamp, forget_stamps, read_bytes
@@ -268,4 +269,15 @@ def only_outside_callers(origin: Origin, run: ModuleRun) -> bool:
         isinstance(receiver, ast.Name)
         and definition is not None
         and run.caller_arguments.only_package_callers_pass_int_length(definition, receiver.id)
+        and not in_lambda_taking(receiver.id, origin.call, definition.node)
+    )
+
+
+def in_lambda_taking(name: str, call: ast.Call, function: ast.AST) -> bool:
+    """The call sits in a lambda of `function` with a parameter `name` (it asks that, not the function's)."""
+    return any(
+        isinstance(node, ast.Lambda)
+        and name in {argument.arg for argument in ex.arguments_of(node)}
+        and any(inner is call for inner in ast.walk(node.body))
+        for node in ast.walk(function)
     )

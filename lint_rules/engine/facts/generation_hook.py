@@ -1,18 +1,22 @@
-"""`generate()` hands a model's `prepare_inputs_for_generation` a `cache_position` that is not None in
-the releases whose row says so (`ReleaseFacts.generate_passes_cache_position`: 4.39-4.40 and 4.43-5.3,
-read in the wheels). Where every release a project runs on does, the hook's `cache_position`
-parameter is not None on entry, so `cache_position[0] if cache_position is not None else
-c.get_seq_length()` never asks the cache, and an `if cache_position is None:` branch is dead.
+"""transformers calls a model's `prepare_inputs_for_generation` with a `cache_position` that is not
+None in the releases whose row says so (`ReleaseFacts.generate_passes_cache_position`: 4.46-5.3, read
+in the wheels: `generate()` always sets one, and no other caller omits it; through 4.45 the
+encoder-decoder wrappers call their decoder's hook without one). Where every release a project runs
+on does, the hook's `cache_position` parameter is not None on entry, so `cache_position[0] if
+cache_position is not None else c.get_seq_length()` never asks the cache, and an `if cache_position
+is None:` branch is dead.
 
-It holds only where nothing else calls the hook without one. So the package's own code is read: a
-mention of the hook other than its `def` must be an override handing its own, never rebound
-`cache_position` on (`super().prepare_inputs_for_generation(..., cache_position=cache_position)`);
-any other call, alias or string naming it turns the fact off for the whole package. transformers'
-own callers, read in the wheels: its generation loops; composite models handing their own
-`cache_position` on (llama4, granite_speech, kosmos2_5); csm and janus from their loops with the
-generation kwargs; and Whisper's no-speech detector, which calls the hook without one (with tensors
-only, no cache): a package with a class deriving from a `Whisper...` class is not decided. A script
-calling the hook itself is outside what `generate()` does, and outside this fact (docs/limits.md).
+It holds only for an undecorated method of that name whose `cache_position` can be passed by
+keyword, in a regular package where nothing else calls the hook without one. So the package's
+own code is read (once per package and process): a mention of the hook other than its `def` must
+be an override handing its own, never rebound `cache_position` on (`super().prepare_inputs_for_generation(...,
+cache_position=cache_position)`); any other call, import, alias or string naming it turns the fact
+off for the whole package, as does a package too large to scan. transformers' other callers, read in
+the wheels: composite models handing their own `cache_position` on (llama4, granite_speech,
+kosmos2_5); csm and janus from their loops with the generation kwargs; Whisper's no-speech detector,
+which calls the hook without one (with tensors only, no cache): a package with a module that imports
+a `Whisper...` name and defines a class with a base, or derives one from such a name, is not decided.
+A script calling the hook itself, or a name computed at run time, is outside this fact (docs/limits.md).
 """
 
 from __future__ import annotations
@@ -33,36 +37,54 @@ WHISPER = "Whisper"
 
 
 def parameters_never_none(definition: Definition, releases: Releases, path: str) -> frozenset[str]:
-    """{"cache_position"} for the hook of a class of the module at `path` where `generate()` always
-    passes one in `releases` and no other caller is in its package; empty otherwise."""
+    """{"cache_position"} for the hook of a class of the module at `path` where transformers always
+    passes one in `releases` and nothing else in its package calls the hook; empty otherwise."""
     node = definition.node
     if (
-        not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        or node.name != HOOK
-        or definition.enclosing_class is None
+        not is_hook_method(definition)
         or not releases
         or not all(row.generate_passes_cache_position for row in releases)
-        or POSITION not in {argument.arg for argument in ex.arguments_of(node)}
+        or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        or node.decorator_list
     ):
         return frozenset()
-    if not path:
-        return frozenset()
-    return frozenset({POSITION}) if only_generate_calls_the_hook(package_or_file(path)) else frozenset()
+    top = package_top(path)
+    return frozenset({POSITION}) if top is not None and only_generate_calls_the_hook(top) else frozenset()
 
 
-def package_or_file(path: str) -> Path:
-    """The top package of the module at `path`, or the file itself where it is in none."""
+def is_hook_method(definition: Definition) -> bool:
+    """A method named like the hook, directly in a class body, with a `cache_position` parameter that a
+    keyword can fill."""
+    node = definition.node
+    parent = definition.parent
+    return (
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name == HOOK
+        and parent is not None
+        and isinstance(parent.node, ast.ClassDef)
+        and POSITION in {argument.arg for argument in (*node.args.args, *node.args.kwonlyargs)}
+    )
+
+
+def package_top(path: str) -> Path | None:
+    """The top package of the module at `path`; None for a module outside a regular package (any
+    script beside it may call the hook)."""
     module_name, root = module_name_of(path)
-    top = root / module_name.split(".")[0] if root is not None and module_name else None
-    return top if top is not None and top.is_dir() else Path(path)
+    in_package = "." in module_name or path.endswith("__init__.py")
+    if root is None or not in_package:
+        return None
+    return root / module_name.split(".")[0]
 
 
 @functools.lru_cache(maxsize=64)
-def only_generate_calls_the_hook(place: Path) -> bool:
-    """No file of the package (or the lone file) `place` calls or names the hook except to define it
-    or hand `cache_position` on, and none derives a class from a Whisper class (see the module's
-    docstring)."""
-    for file in package_files(place) if place.is_dir() else (place,):
+def only_generate_calls_the_hook(top: Path) -> bool:
+    """No file of the package `top` calls or names the hook except to define it or hand
+    `cache_position` on, and none derives a class from a Whisper class (see the module's docstring).
+    False for a package too large to scan."""
+    files = package_files(top)
+    if not files:
+        return False
+    for file in files:
         try:
             data = read_bytes(file)
         except OSError:
@@ -71,7 +93,7 @@ def only_generate_calls_the_hook(place: Path) -> bool:
         if not names_hook and WHISPER.encode() not in data:
             continue
         tree = parsed_module(file)
-        if tree is None or (names_hook and other_hook_mentions(tree)) or derives_from_whisper(tree):
+        if tree is None or (names_hook and other_hook_mentions(tree)) or may_derive_from_whisper(tree):
             return False
     return True
 
@@ -86,35 +108,68 @@ def other_hook_mentions(tree: ast.Module) -> bool:
             return True
         if isinstance(node, ast.Constant) and node.value == HOOK:
             return True
+        if isinstance(node, ast.alias) and HOOK in (node.name.rpartition(".")[2], node.asname):
+            return True
     return False
 
 
 def pass_through_calls(tree: ast.Module) -> list[ast.Call]:
-    """`x.prepare_inputs_for_generation(..., cache_position=cache_position)` in an override of the
-    hook that never rebinds `cache_position`."""
+    """`x.prepare_inputs_for_generation(..., cache_position=cache_position)` in an override (a method
+    of a class, its `cache_position` a parameter that nothing in it rebinds or shadows)."""
     calls: list[ast.Call] = []
-    for hook in ast.walk(tree):
-        if not isinstance(hook, (ast.FunctionDef, ast.AsyncFunctionDef)) or hook.name != HOOK:
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
             continue
-        if any(isinstance(node, ast.Name) and node.id == POSITION and not isinstance(node.ctx, ast.Load)
-               for node in ast.walk(hook)):  # fmt: skip
-            continue
-        calls.extend(
-            node
-            for node in ast.walk(hook)
-            if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == HOOK
-            and any(
-                keyword.arg == POSITION and isinstance(keyword.value, ast.Name) and keyword.value.id == POSITION
-                for keyword in node.keywords
-            )
-        )
+        for hook in cls.body:
+            if isinstance(hook, (ast.FunctionDef, ast.AsyncFunctionDef)) and hands_position_on_unchanged(hook):
+                calls.extend(
+                    node
+                    for node in ast.walk(hook)
+                    if isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == HOOK
+                    and any(
+                        keyword.arg == POSITION and isinstance(keyword.value, ast.Name) and keyword.value.id == POSITION
+                        for keyword in node.keywords
+                    )
+                )
     return calls
 
 
-def derives_from_whisper(tree: ast.Module) -> bool:
-    return any(
-        isinstance(node, ast.ClassDef) and any(WHISPER in ex.dotted_name(base) for base in node.bases)
-        for node in ast.walk(tree)
+def hands_position_on_unchanged(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """An override of the hook whose `cache_position` is its own parameter, bound nowhere else in it."""
+    own = [*hook.args.args, *hook.args.kwonlyargs]
+    if hook.name != HOOK or POSITION not in {argument.arg for argument in own}:
+        return False
+    own_ids = {id(argument) for argument in ex.arguments_of(hook)}
+    return not any(binds_position(node) and id(node) not in own_ids for node in ast.walk(hook))
+
+
+def binds_position(node: ast.AST) -> bool:
+    """The node binds or declares the name `cache_position` (a store, a parameter of a nested
+    function or lambda, `global`/`nonlocal`, `except ... as`, a `match` capture, an import)."""
+    if isinstance(node, ast.Name):
+        return node.id == POSITION and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.arg):
+        return node.arg == POSITION
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return POSITION in node.names
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return node.name == POSITION
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == POSITION
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name) == POSITION
+    return False
+
+
+def may_derive_from_whisper(tree: ast.Module) -> bool:
+    """A class derives from a base named like a Whisper class, or the module imports such a name (it
+    may alias it) and defines a class with a base."""
+    classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.bases]
+    if any(WHISPER in ex.dotted_name(base) for cls in classes for base in cls.bases):
+        return True
+    imports_whisper = any(
+        isinstance(node, ast.alias) and WHISPER.lower() in node.name.lower() for node in ast.walk(tree)
     )
+    return imports_whisper and bool(classes)

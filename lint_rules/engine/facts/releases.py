@@ -43,8 +43,10 @@ class ReleaseFacts(NamedTuple):
     methods: frozenset[str]
     """Which of `PATH_ENDING_METHODS` the release's `Cache` has."""
     generate_passes_cache_position: bool
-    """`generate()` always gives the model's `prepare_inputs_for_generation` a `cache_position` that is
-    not None (4.41-4.42 set it to None when `use_cache=False`; 5.4 on create none)."""
+    """transformers calls a model's `prepare_inputs_for_generation` only with a `cache_position` that is
+    not None: `generate()` always sets one (4.41-4.42 set None when `use_cache=False`; 5.4 on create
+    none), and no other caller omits it (through 4.45 the encoder-decoder wrappers call their
+    decoder's hook without one)."""
 
     @property
     def name(self) -> str:
@@ -76,12 +78,9 @@ RELEASES = (
         (4, 38), (4, 38), "4.38.2", _lengths(DynamicCache=INT, StaticCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False
     ),
     ReleaseFacts(
-        (4, 39), (4, 40), "4.40.2", _lengths(DynamicCache=INT, StaticCache=TENSOR), SEEN_TOKENS_NONE, BOTH_METHODS, True
-    ),
-    ReleaseFacts(
+        (4, 39),
         (4, 41),
-        (4, 41),
-        "4.41.2",
+        "4.39.3",
         _lengths(DynamicCache=INT, StaticCache=TENSOR),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
@@ -89,24 +88,24 @@ RELEASES = (
     ),
     ReleaseFacts(
         (4, 42),
-        (4, 42),
-        "4.42.4",
+        (4, 44),
+        "4.44.2",
         _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
         False,
     ),
     ReleaseFacts(
-        (4, 43),
-        (4, 44),
-        "4.44.2",
-        _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),
+        (4, 45),
+        (4, 45),
+        "4.45.2",
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
-        True,
+        False,
     ),
     ReleaseFacts(
-        (4, 45),
+        (4, 46),
         (4, 48),
         "4.48.3",
         _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),

@@ -49,9 +49,10 @@ class ValueWalker:
         self.uses = Uses(scope)
         self.statement: ast.stmt | None = None
         self.gated_parts = 0
-        self.declared_shared: frozenset[str] | None = None
         """How many parts of expressions being walked run only where a gate of their own expression
         proved that nothing is traced (`not is_compiling() and <part>`): see `gated_part`."""
+        self.declared_shared: frozenset[str] | None = None
+        """The names a call may rebind (`shared_names`), found at the first test they may decide."""
 
     def conditional(self, node: ast.IfExp, state: State, consumed: bool) -> Taint:
         """`a if test else b`: each arm the test can take, in the state where it went that way."""
