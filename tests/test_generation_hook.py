@@ -184,6 +184,9 @@ OTHER_CALLERS = {
         return inner()
         """
     ),
+    "override-decorated": OVERRIDE.replace(
+        "    def prepare_inputs_for_generation(", "    @drop_cache_position\n        def prepare_inputs_for_generation("
+    ).format(call="return super().prepare_inputs_for_generation(input_ids, cache_position=cache_position, **kwargs)"),
     "a-whisper-model": """\
         from transformers import WhisperForConditionalGeneration
 

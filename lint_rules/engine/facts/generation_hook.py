@@ -137,9 +137,10 @@ def pass_through_calls(tree: ast.Module) -> list[ast.Call]:
 
 
 def hands_position_on_unchanged(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """An override of the hook whose `cache_position` is its own parameter, bound nowhere else in it."""
+    """An undecorated override of the hook whose `cache_position` is its own parameter (a keyword can
+    fill it), bound nowhere else in it."""
     own = [*hook.args.args, *hook.args.kwonlyargs]
-    if hook.name != HOOK or POSITION not in {argument.arg for argument in own}:
+    if hook.name != HOOK or hook.decorator_list or POSITION not in {argument.arg for argument in own}:
         return False
     own_ids = {id(argument) for argument in ex.arguments_of(hook)}
     return not any(binds_position(node) and id(node) not in own_ids for node in ast.walk(hook))
