@@ -20,7 +20,7 @@ from fixers.fix_files import Mode, fix_paths
 from fixers.patch import is_outside, patch_name
 from fixers.report import Report
 from lint_rules.baseline import BaselineError, load_baseline
-from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, settings_from_args
+from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, new_parser, settings_from_args
 from lint_rules.exit_codes import EXIT_ERROR
 from lint_rules.explain import explain
 from lint_rules.wording import counted
@@ -29,9 +29,9 @@ PROG = "seqlen-guard-fix"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="seqlen-guard-fix",
-        description="Insert int guards after tensor-valued get_seq_length() bindings.",
+    parser = new_parser(
+        PROG,
+        "Insert int guards after tensor-valued get_seq_length() bindings.",
     )
     add_paths_argument(parser, "fix")
     mode = parser.add_mutually_exclusive_group()

@@ -34,7 +34,14 @@ from lint_rules.baseline import (
     write_baseline,
 )
 from lint_rules.checking import CheckedFile, check_path
-from lint_rules.config import ConfigError, add_common_arguments, add_paths_argument, find_config, settings_from_args
+from lint_rules.config import (
+    ConfigError,
+    add_common_arguments,
+    add_paths_argument,
+    find_config,
+    new_parser,
+    settings_from_args,
+)
 from lint_rules.engine import STAMPS
 from lint_rules.exit_codes import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from lint_rules.files import ReadError, iter_python_files
@@ -49,9 +56,9 @@ PROG = "seqlen-guard"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Find tensor-valued get_seq_length() results used as Python ints.",
+    parser = new_parser(
+        PROG,
+        "Find tensor-valued get_seq_length() results used as Python ints.",
     )
     add_paths_argument(parser, "check")
     parser.add_argument("--explain", metavar="RULE", help="print the documentation of a rule (code or name) and exit")

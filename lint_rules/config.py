@@ -88,6 +88,31 @@ class ConfigValues(NamedTuple):
         )
 
 
+def new_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The parser of one of the two commands."""
+    return argparse.ArgumentParser(prog=prog, description=description, formatter_class=HelpFormatter)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, sized as argparse sizes it (`$COLUMNS`, else the terminal, else 80
+    columns) without importing `shutil` and its compression modules: argparse builds a formatter
+    for every argument it adds, so that import is paid by every run, not only by `--help`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, width or terminal_columns() - 2)
+
+
+def terminal_columns() -> int:
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(1).columns or 80
+    except (OSError, ValueError):
+        return 80
+
+
 def _or_default(value: T | None, default: T) -> T:
     return default if value is None else value
 

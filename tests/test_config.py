@@ -183,3 +183,19 @@ def test_jobs_auto() -> None:
 def test_prefixes_select_every_code(tmp_path: Path) -> None:
     settings = settings_from_args(parse_args("--select", "SLG"), cwd=tmp_path)
     assert all(settings.enabled(code) for code in ALL_CODES)
+
+
+@pytest.mark.parametrize("columns", ["60", "120"])
+def test_help_is_sized_by_columns_as_argparse_sizes_it(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands' own formatter (no `shutil` at start-up) lays the help out as argparse's does."""
+    import argparse
+
+    from fixers.fix_command import build_parser as fix_parser
+    from lint_rules.check_command import build_parser as check_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    for parser in (check_parser(), fix_parser()):
+        ours = parser.format_help()
+        parser.formatter_class = argparse.HelpFormatter
+        assert ours == parser.format_help()
+        assert min(map(len, ours.splitlines())) < int(columns)
