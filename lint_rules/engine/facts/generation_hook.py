@@ -27,8 +27,8 @@ from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.imports import module_name_of, parsed_module, read_bytes
-from lint_rules.engine.facts.package import package_files
+from lint_rules.engine.facts.imports import parsed_module, read_bytes
+from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.facts.releases import Releases
 
 HOOK = "prepare_inputs_for_generation"
@@ -64,16 +64,6 @@ def is_hook_method(definition: Definition) -> bool:
         and isinstance(parent.node, ast.ClassDef)
         and POSITION in {argument.arg for argument in (*node.args.args, *node.args.kwonlyargs)}
     )
-
-
-def package_top(path: str) -> Path | None:
-    """The top package of the module at `path`; None for a module outside a regular package (any
-    script beside it may call the hook)."""
-    module_name, root = module_name_of(path)
-    in_package = "." in module_name or path.endswith("__init__.py")
-    if root is None or not in_package:
-        return None
-    return root / module_name.split(".")[0]
 
 
 @functools.lru_cache(maxsize=64)

@@ -69,6 +69,16 @@ def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph
 
 
 @functools.lru_cache(maxsize=8)
+def package_top(path: str) -> Path | None:
+    """The top package of the module at `path`; None for a module outside a regular package (any
+    script beside it may import it)."""
+    module_name, root = module_name_of(path)
+    in_package = "." in module_name or path.endswith("__init__.py")
+    if root is None or not in_package:
+        return None
+    return root / module_name.split(".")[0]
+
+
 def package_files(top: Path) -> tuple[Path, ...]:
     """The `.py` files of a top package (empty for one too large to scan, or a single module), as
     resolved paths: `top` is resolved (`module_name_of`), so only a linked file needs resolving."""

@@ -32,9 +32,9 @@ from pathlib import Path
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
-from lint_rules.engine.facts.imports import module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.imports import parsed_module, read_bytes
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.package import package_files
+from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches, own_nodes
 from lint_rules.engine.flow.never_none import text_of
 from lint_rules.engine.flow.taint import INT_LENGTH_CACHE
@@ -294,11 +294,8 @@ def int_length_locals(function: FunctionNode, module: ModuleFacts) -> frozenset[
 def named_in_other_modules(path: str, name: str) -> bool:
     """Whether another module of the package may reach the function `name`, or the package cannot be
     read: a module outside a regular package, or one too large to scan."""
-    module_name, root = module_name_of(path)
-    in_package = "." in module_name or path.endswith("__init__.py")
-    if root is None or not in_package:
-        return True
-    return reached_elsewhere(root / module_name.split(".")[0], Path(path).resolve(), name)
+    top = package_top(path)
+    return top is None or reached_elsewhere(top, Path(path).resolve(), name)
 
 
 @functools.lru_cache(maxsize=256)
