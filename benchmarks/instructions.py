@@ -32,15 +32,16 @@ from bench import CACHE, REPO_ROOT, SOURCE_METHOD, VERSION, transformers_tree  #
 CHILD = """
 import ast, sys
 sys.path.insert(0, sys.argv[1])
-from lint_rules.engine import SourceText, analyze_tree
+from lint_rules.engine import STAMPS, SourceText, analyze_tree
 from lint_rules.process import settle_for_command
 settle_for_command()
-for path in sys.argv[3:]:
-    text = open(path, encoding="utf-8").read()
-    tree = ast.parse(text, filename=path)
-    if sys.argv[2] == "analyze":
-        analyze_tree(tree, SourceText(text), path)
-    del tree
+with STAMPS.kept_for_the_run():  # as the checker runs
+    for path in sys.argv[3:]:
+        text = open(path, encoding="utf-8").read()
+        tree = ast.parse(text, filename=path)
+        if sys.argv[2] == "analyze":
+            analyze_tree(tree, SourceText(text), path)
+        del tree
 """
 INSTRUCTIONS = re.compile(r"I\s+refs:\s+([\d,]+)")
 

@@ -12,7 +12,7 @@ import contextlib
 import functools
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lint_rules.engine.facts.bounded_cache import BoundedCache
@@ -213,6 +213,8 @@ class Stamps:
 
     def __init__(self) -> None:
         self.read: dict[Path, int] = {}
+        self.listings: dict[Path, tuple[Path, ...]] = {}
+        """The files found under a folder (`listing`), kept as long as the stamps."""
         self.kept = False
 
     def of(self, file: Path) -> int:
@@ -225,11 +227,20 @@ class Stamps:
             self.read[file] = stamp
         return stamp
 
+    def listing(self, folder: Path, list_files: Callable[[Path], tuple[Path, ...]]) -> tuple[Path, ...]:
+        """`list_files(folder)`, listed once per module analyzed, or once per run when kept: a
+        whole-tree check scanned the same package's folders three times."""
+        found = self.listings.get(folder)
+        if found is None:
+            found = self.listings[folder] = list_files(folder)
+        return found
+
     def forget(self) -> None:
         """Before a module's analysis: a file may have changed since the last one (the fixer rewrites
         files during a run; an editor's process lints again after an edit), unless they are kept."""
         if not self.kept:
             self.read.clear()
+            self.listings.clear()
 
     @contextlib.contextmanager
     def kept_for_the_run(self) -> Iterator[None]:
@@ -241,6 +252,7 @@ class Stamps:
         finally:
             self.kept = before
             self.read.clear()
+            self.listings.clear()
 
 
 STAMPS = Stamps()

@@ -24,6 +24,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, calls_at
 from lint_rules.engine.facts.imports import (
     RE_EXPORT_HOPS,
+    STAMPS,
     bound_modules,
     imported_names,
     module_name_of,
@@ -81,7 +82,12 @@ def package_top(path: str) -> Path | None:
 
 def package_files(top: Path) -> tuple[Path, ...]:
     """The `.py` files of a top package (empty for one too large to scan, or a single module), as
-    resolved paths: `top` is resolved (`module_name_of`), so only a linked file needs resolving."""
+    resolved paths: `top` is resolved (`module_name_of`), so only a linked file needs resolving.
+    Listed once per module analyzed, or per run (`imports.Stamps`)."""
+    return STAMPS.listing(top, list_package_files)
+
+
+def list_package_files(top: Path) -> tuple[Path, ...]:
     if not (top / "__init__.py").is_file():
         return ()
     found: list[Path] = []
