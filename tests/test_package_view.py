@@ -14,6 +14,7 @@ import pytest
 
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
+from lint_rules.engine import STAMPS
 from lint_rules.findings import FixKind, FixSafety
 from lint_rules.settings import Settings
 
@@ -91,6 +92,24 @@ def test_without_the_compiled_caller_the_helper_is_host_code(tmp_path: Path) -> 
     """Must stay as it was: the same helper, called only from host code in another module."""
     package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION})
     assert findings_by_function(package / "rope.py") == {"positions": [FixSafety.SAFE] * 2, "trim": [FixSafety.SAFE]}
+
+
+def test_a_module_added_between_two_analyses_is_seen(tmp_path: Path) -> None:
+    """The package's files are listed again for each module analyzed (an editor's process, the fixer)."""
+    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION})
+    assert findings_by_function(package / "rope.py")["positions"] == [FixSafety.SAFE] * 2
+    (package / "modeling.py").write_text(textwrap.dedent(MODELING))
+    assert FixSafety.SAFE not in findings_by_function(package / "rope.py")["positions"]
+
+
+def test_a_checker_run_lists_the_package_once(tmp_path: Path) -> None:
+    """Within one run of the checker (stamps kept), a module added meanwhile is not seen; the next run sees it."""
+    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION})
+    with STAMPS.kept_for_the_run():
+        assert findings_by_function(package / "rope.py")["positions"] == [FixSafety.SAFE] * 2
+        (package / "modeling.py").write_text(textwrap.dedent(MODELING))
+        assert findings_by_function(package / "rope.py")["positions"] == [FixSafety.SAFE] * 2
+    assert FixSafety.SAFE not in findings_by_function(package / "rope.py")["positions"]
 
 
 def test_a_call_of_another_function_with_the_same_name_does_not_count(tmp_path: Path) -> None:
