@@ -17,7 +17,6 @@ from typing import NamedTuple, TypeVar
 from lint_rules.formats import FORMATS
 from lint_rules.rules import ALL_CODES
 from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
-from lint_rules.specifiers import SpecifierError, SpecifierSet
 from lint_rules.target_range import TargetError, TargetRange, target_range
 
 TABLE = "seqlen-guard"
@@ -159,10 +158,11 @@ def _tool_tables(path: Path) -> dict[str, object]:
     import tomllib  # only where a pyproject.toml is found: it costs start-up time
 
     try:
-        with path.open("rb") as handle:
-            document = tomllib.load(handle)
+        document = tomllib.loads(path.read_bytes().decode())
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte 0x{error.object[error.start]:02x})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     tool = document.get("tool", {})
@@ -236,6 +236,8 @@ def _specifier(value: object, where: str) -> str:
 
 
 def check_specifier(text: str, where: str) -> str:
+    from lint_rules.specifiers import SpecifierError, SpecifierSet  # only for a run with a range: start-up time
+
     try:
         SpecifierSet.parse(text)
     except SpecifierError as error:

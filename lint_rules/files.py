@@ -11,7 +11,6 @@ import errno
 import fnmatch
 import os
 import stat
-import tokenize
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -218,20 +217,34 @@ def read_source(path: str, prefilter: Sequence[str] = ()) -> SourceFile | ReadEr
 
 
 def _decode(path: str, raw: bytes) -> SourceFile | ReadError:
-    lines = iter(first_two_lines(raw))
-    try:
-        encoding, _ = tokenize.detect_encoding(lambda: next(lines, b""))
-    except SyntaxError as error:
-        if not error.msg.startswith("invalid or missing encoding declaration"):
-            return ReadError(path, f"bad encoding declaration: {error.msg}")
-        encoding = "utf-8"  # no declaration and not UTF-8: decoding below says where it fails
+    head = first_two_lines(raw)
+    if any(b"coding" in line for line in head):
+        found = _declared_encoding(path, head)
+        if isinstance(found, ReadError):
+            return found
+        encoding = found
+    else:  # no declaration: what `tokenize.detect_encoding` says, without importing it
+        encoding = "utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8"
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
+        start = error.start + len(raw) - len(error.object)  # "utf-8-sig" counts after the BOM
+        line = raw.count(b"\n", 0, start) + 1
         name = _encoding_name(encoding)
-        return ReadError(path, f"cannot decode as {name}: invalid byte 0x{raw[error.start]:02x} on line {line}")
+        return ReadError(path, f"cannot decode as {name}: invalid byte 0x{raw[start]:02x} on line {line}")
     return SourceFile(path=path, raw=raw, text=text, encoding=encoding)
+
+
+def _declared_encoding(path: str, head: list[bytes]) -> str | ReadError:
+    import tokenize  # only for a file with a coding declaration: start-up time
+
+    lines = iter(head)
+    try:
+        return tokenize.detect_encoding(lambda: next(lines, b""))[0]
+    except SyntaxError as error:
+        if not error.msg.startswith("invalid or missing encoding declaration"):
+            return ReadError(path, f"bad encoding declaration: {error.msg}")
+        return "utf-8"  # no declaration and not UTF-8: decoding says where it fails
 
 
 def first_two_lines(raw: bytes) -> list[bytes]:

@@ -7,10 +7,7 @@ after the last character) and inclusive in GitHub annotations, as each consumer 
 
 from __future__ import annotations
 
-import linecache
 import os
-import textwrap
-import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -88,6 +85,8 @@ class Marks(NamedTuple):
 
 
 def _line_on_disk(path: str, line: int) -> str:
+    import linecache  # it imports `tokenize`: start-up time of a run that prints no line from disk
+
     return linecache.getline(path, line)
 
 
@@ -289,10 +288,13 @@ def _artifact(path: str, root: str) -> dict[str, str]:
         relative = absolute.relative_to(Path(root).resolve())
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": urllib.parse.quote(relative.as_posix()), "uriBaseId": SOURCE_ROOT}
+    from urllib.parse import quote  # SARIF only: start-up time of the other formats
+
+    return {"uri": quote(relative.as_posix()), "uriBaseId": SOURCE_ROOT}
 
 
 # ---------------------------------------------------------------------------- rule docs
+# (`textwrap` is imported where it is used: a check that prints no rule's docs does not pay for it)
 
 
 def _sections(rule: Rule) -> Iterator[tuple[str, str, bool]]:
@@ -306,10 +308,12 @@ def _sections(rule: Rule) -> Iterator[tuple[str, str, bool]]:
 
 def rule_help_text(rule: Rule) -> str:
     """A rule's documentation as plain text (`--explain`, SARIF help.text)."""
+    from textwrap import indent
+
     parts = [f"{rule.code} ({rule.name}): {rule.summary}"]
     for heading, body, is_code in _sections(rule):
         label = heading if heading.endswith("?") else f"{heading}:"
-        parts.append(f"{label}\n{textwrap.indent(body, '    ') if is_code else body}")
+        parts.append(f"{label}\n{indent(body, '    ') if is_code else body}")
     return "\n\n".join(parts) + "\n"
 
 
@@ -322,8 +326,12 @@ def rule_help_markdown(rule: Rule) -> str:
 
 
 def _paragraph(text: str) -> str:
-    return textwrap.dedent(text).strip()
+    from textwrap import dedent
+
+    return dedent(text).strip()
 
 
 def _code(text: str) -> str:
-    return textwrap.dedent(text).strip("\n").rstrip()
+    from textwrap import dedent
+
+    return dedent(text).strip("\n").rstrip()

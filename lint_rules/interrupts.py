@@ -18,7 +18,7 @@ import signal
 import sys
 
 from lint_rules.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED
-from lint_rules.process import end_process, settle_for_command
+from lint_rules.process import collect_rarely, end_process, settle_for_command
 
 _interrupted = False
 
@@ -33,6 +33,7 @@ def run_command(module: str, argv: list[str] | None, message: str) -> int:
 def run_deferred(module: str, argv: list[str] | None, message: str) -> int:
     defer_interrupts()  # for good: a Ctrl-C while Python exits must not print a traceback either
     try:
+        collect_rarely()
         command = importlib.import_module(module)
         settle_for_command()
         status: int = command.run(argv)

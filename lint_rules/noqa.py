@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import io
 import re
-import tokenize
 from collections.abc import Iterable, Sequence
 
 from lint_rules.engine import first_line_of, statements_at
@@ -91,6 +90,8 @@ def is_silenced(code: str, silenced: frozenset[str] | None) -> bool:
 
 def statement_line_ranges(text: str) -> dict[int, tuple[int, int]]:
     """Each physical line of a multi-line statement -> the statement's (first, last) line."""
+    import tokenize  # only where a suppression comment lies inside a statement: start-up time
+
     ranges: dict[int, tuple[int, int]] = {}
     start = None
     try:

@@ -26,11 +26,18 @@ import sys
 YOUNG_THRESHOLD = 50_000
 
 
+def collect_rarely() -> None:
+    """The youngest generation collected every `YOUNG_THRESHOLD` net allocations; set before the
+    command's modules are imported too (what imports make lives as long as the process: some thirty
+    young collections of a one-file run went there)."""
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+
+
 def settle_for_command() -> None:
     """Call once the command's modules are imported, before it reads any file."""
     gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, middle, old)
+    collect_rarely()
 
 
 def end_process(status: int) -> int:

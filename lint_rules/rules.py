@@ -6,7 +6,6 @@ documentation (`python -m lint_rules --explain CODE`, the README table).
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -18,6 +17,8 @@ class Example(NamedTuple):
 
     @property
     def source(self) -> str:
+        import textwrap  # for the docs and tests, not a check: start-up time
+
         return textwrap.dedent(self.code).lstrip("\n")
 
 

@@ -21,10 +21,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from lint_rules.engine.facts.releases import ALL_RELEASES, RELEASES, ReleaseFacts, Releases, in_order
-from lint_rules.specifiers import SpecifierError, SpecifierSet, Version
+
+if TYPE_CHECKING:
+    from lint_rules.specifiers import SpecifierSet, Version
 
 PACKAGE = "transformers"
 REQUIREMENT = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(?P<rest>.*)$")
@@ -67,6 +69,8 @@ def target_range(explicit: str | None, explicit_origin: str, config: Path | None
 
 def range_of(alternatives: Sequence[str], origin: str) -> TargetRange:
     """Any of the specifier sets (each a conjunction) may hold: the rows of the releases they admit."""
+    from lint_rules.specifiers import SpecifierError, SpecifierSet  # only for a run with a range: start-up time
+
     try:
         sets = [SpecifierSet.parse(text) for text in alternatives]
     except SpecifierError as error:
@@ -85,6 +89,8 @@ def candidate_versions(row: ReleaseFacts, spec: SpecifierSet) -> Iterable[Versio
     comparisons admits, within a minor, intervals bounded by its own versions, so each minor's first
     and a far patch, and each version the specifier names with its neighbours, are tried. The newest
     row also stands for every later release (assumed to keep its facts)."""
+    from lint_rules.specifiers import Version
+
     mentioned = [Version.parse(specifier.version.removesuffix(".*")) for specifier in spec.specifiers]
     newest = row is RELEASES[-1]
 
@@ -105,6 +111,8 @@ def candidate_versions(row: ReleaseFacts, spec: SpecifierSet) -> Iterable[Versio
 
 
 def final(*numbers: int) -> Version:
+    from lint_rules.specifiers import Version
+
     return Version.parse(".".join(map(str, numbers)))
 
 
@@ -142,12 +150,16 @@ def strings(value: object) -> list[str]:
 
 
 def pyproject_project(path: Path) -> dict[str, object]:
+    """The `[project]` table ({} for a file that is missing or not TOML: no range from it)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
     import tomllib  # only for a project that has a pyproject.toml: it costs start-up time
 
     try:
-        with path.open("rb") as handle:
-            project = tomllib.load(handle).get("project", {})
-    except (OSError, tomllib.TOMLDecodeError):
+        project = tomllib.loads(data.decode()).get("project", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     return project if isinstance(project, dict) else {}
 

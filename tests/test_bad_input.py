@@ -78,6 +78,10 @@ UNUSABLE = {
         b"x = 1\n# caf\xe9 \xff\n" + FUNCTION,
         "cannot decode as utf-8: invalid byte 0xe9 on line 2",
     ),
+    "a BOM and an undecodable byte further down": (
+        b"\xef\xbb\xbfx = 1\ny = 2\n# \xff\n" + FUNCTION,
+        "cannot decode as utf-8: invalid byte 0xff on line 3",
+    ),
     "unknown encoding cookie": (
         b"# -*- coding: klingon -*-\n" + FUNCTION,
         re.compile(r"bad encoding declaration: .*klingon.*"),
@@ -100,6 +104,16 @@ def test_unusable_file_is_reported_and_the_others_are_processed(tmp_path: Path, 
     assert paths_with_findings(checked) == {GOOD}
     assert (folder / GOOD).read_bytes() == FIXED
     assert (folder / BAD).read_bytes() == data
+
+
+@pytest.mark.parametrize("table", ["[tool.seqlen-guard]\nexclude", "[project]\ndependencies"])
+def test_a_pyproject_that_is_not_utf8_is_a_configuration_error(tmp_path: Path, table: str) -> None:
+    """As invalid TOML is: one line naming the file, status 2, no traceback (`run_cli` fails on one)."""
+    folder = project(tmp_path, {"pyproject.toml": table.encode() + b' = ["\xff"]\n'})
+    for run in check_and_fix(folder, ["."]):
+        assert run.returncode == 2, run.describe()
+        assert "pyproject.toml: invalid TOML: not UTF-8 (byte 0xff)" in run.stderr, run.describe()
+    assert (folder / GOOD).read_bytes() == SOURCE
 
 
 def test_python_312_syntax(tmp_path: Path) -> None:

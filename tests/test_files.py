@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
@@ -233,6 +234,10 @@ def test_honours_latin1_coding_cookie(tmp_path: Path) -> None:
         (b"x = '\xff'\n", "cannot decode as utf-8: invalid byte 0xff on line 1"),
         (b"a = 1\nb = '\xc3'\n", "cannot decode as utf-8: invalid byte 0xc3 on line 2"),
         (b"# coding: klingon\nx = 1\n", "bad encoding declaration: unknown encoding: klingon"),
+        # with a BOM, the codec counts after it: the byte and line named are still the file's
+        (b"\xef\xbb\xbfa = 1\nb = 2\nc = '\xff'\n", "cannot decode as utf-8: invalid byte 0xff on line 3"),
+        (b"\xef\xbb\xbf\xe9 = 1\n", "cannot decode as utf-8: invalid byte 0xe9 on line 1"),
+        (b"\xef\xbb\xbf# coding: latin-1\n", "bad encoding declaration: encoding problem: utf-8"),
         (b"\x7fELF\x02\x01\x01\x00\x00", "binary file (contains NUL bytes), not Python source"),
     ],
 )
@@ -240,6 +245,30 @@ def test_bad_content_is_a_read_error(tmp_path: Path, content: bytes, reason: str
     path = tmp_path / "a.py"
     path.write_bytes(content)
     assert read_source(str(path)) == ReadError(str(path), reason)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"x = 1\n",
+        b"\xef\xbb\xbfx = 1\n",
+        b"#!/usr/bin/env python\n# -*- coding: latin-1 -*-\n",
+        b"\n\n# coding: latin-1\n",  # the third line: not a declaration
+        b"# encoding=utf-8\n",
+        b"\xef\xbb\xbf# coding: utf-8\n",
+        b"x = 'coding'\n",
+        b"",
+    ],
+)
+def test_the_encoding_is_the_one_tokenize_detects(tmp_path: Path, head: bytes) -> None:
+    """Files without the word "coding" in their first two lines skip `tokenize`; the result is the same."""
+    path = tmp_path / "a.py"
+    path.write_bytes(head + b"y = 2\n")
+    lines = iter(path.read_bytes().splitlines(keepends=True)[:2])
+    expected, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+    source = read_source(str(path))
+    assert isinstance(source, SourceFile)
+    assert source.encoding == expected
 
 
 def test_folder_named_like_a_python_file(tmp_path: Path) -> None:
