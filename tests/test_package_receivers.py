@@ -268,23 +268,39 @@ LAYERS = """\
 """
 HASATTR = """\
     def trim(c, x):
-        if hasattr(c, "{attribute}"):
+        if {probe}:
             return x[: c.get_seq_length()]
 
 
     def flagged(c, x):
-        quantized = hasattr(c, "{attribute}")
+        quantized = {probe}
         if quantized:
             return x[: c.get_seq_length()]
 """
+PROBES = ('hasattr(c, "{attribute}")', 'getattr(c, "{attribute}", False)', 'getattr(c, "{attribute}", None)')
+"""The tests that, taken as true, show `c` has the attribute (a `getattr` default that is false)."""
 
 
+def probing(attribute: str, probe: str = PROBES[0]) -> str:
+    return HASATTR.format(probe=probe.format(attribute=attribute))
+
+
+@pytest.mark.parametrize("probe", PROBES)
 @pytest.mark.parametrize("attribute", ["quant_bits", "packing"])
-def test_hasattr_on_an_attribute_only_int_length_classes_have_narrows(attribute: str, tmp_path: Path) -> None:
+def test_hasattr_on_an_attribute_only_int_length_classes_have_narrows(
+    attribute: str, probe: str, tmp_path: Path
+) -> None:
     """Silent: only QuantLayer (a class attribute) and PackedLayer (`self.packing = 2`) have them, and
     both count an int."""
-    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": HASATTR.format(attribute=attribute)})
+    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": probing(attribute, probe)})
     assert codes(package, "models/m") == []
+
+
+@pytest.mark.parametrize("probe", ['getattr(c, "quant_bits", True)', 'getattr(c, "quant_bits", 4)'])
+def test_getattr_with_a_true_default_proves_nothing(probe: str, tmp_path: Path) -> None:
+    """Must report: a true value may be the default, on an object without the attribute."""
+    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": probing("quant_bits", probe)})
+    assert codes(package, "models/m") == ["SLG002", "SLG002"]
 
 
 HASATTR_BREAKERS = {
@@ -299,11 +315,14 @@ HASATTR_BREAKERS = {
 }
 
 
+@pytest.mark.parametrize("probe", PROBES)
 @pytest.mark.parametrize("name", sorted(HASATTR_BREAKERS))
-def test_hasattr_proves_nothing_when_another_object_may_have_the_attribute(name: str, tmp_path: Path) -> None:
+def test_hasattr_proves_nothing_when_another_object_may_have_the_attribute(
+    name: str, probe: str, tmp_path: Path
+) -> None:
     """Must report: a tensor-length class (or a subclass, or any object) of the package may have it."""
     layers = LAYERS + "\n\n" + textwrap.indent(HASATTR_BREAKERS[name], "    ")
-    package = write_package(tmp_path, {"utils/layers": layers, "models/m": HASATTR.format(attribute="quant_bits")})
+    package = write_package(tmp_path, {"utils/layers": layers, "models/m": probing("quant_bits", probe)})
     assert codes(package, "models/m") == ["SLG002", "SLG002"]
 
 
@@ -312,13 +331,13 @@ def test_hasattr_on_a_transformers_cache_attribute_proves_nothing(attribute: str
     """Must report: transformers' caches have these (in 5.x or 4.x), though only QuantLayer of the
     package does."""
     layers = LAYERS.replace("quant_bits = 4", f"{attribute} = 4")
-    package = write_package(tmp_path, {"utils/layers": layers, "models/m": HASATTR.format(attribute=attribute)})
+    package = write_package(tmp_path, {"utils/layers": layers, "models/m": probing(attribute)})
     assert codes(package, "models/m") == ["SLG002", "SLG002"]
 
 
 def test_hasattr_on_an_attribute_no_class_of_the_package_has_proves_nothing(tmp_path: Path) -> None:
     """Must report: what has it is not in the package."""
-    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": HASATTR.format(attribute="elsewhere")})
+    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": probing("elsewhere")})
     assert codes(package, "models/m") == ["SLG002", "SLG002"]
 
 
@@ -481,9 +500,9 @@ def test_a_namespace_package_is_scanned_whole(other_portion: str, tmp_path: Path
     portions (silent), and a tensor-length class with the attribute in another portion must report."""
     namespace = tmp_path / "ns"
     other = "from transformers.cache_utils import StaticLayer\n\n\n" + other_portion
-    for portion, text in {"layers": LAYERS, "models": HASATTR, "other": other}.items():
+    for portion, text in {"layers": LAYERS, "models": probing("quant_bits"), "other": other}.items():
         (namespace / portion).mkdir(parents=True)
         (namespace / portion / "__init__.py").write_text("")
-        (namespace / portion / "code.py").write_text(textwrap.dedent(text.format(attribute="quant_bits")))
+        (namespace / portion / "code.py").write_text(textwrap.dedent(text))
     checked = check_path(str(namespace / "models" / "code.py"), Settings())
     assert [finding.code for finding in checked.findings] == (["SLG002", "SLG002"] if other_portion else [])

@@ -166,12 +166,22 @@ def narrowed_key(test: ast.expr, module: ModuleFacts) -> tuple[str, str] | None:
             module.classes.length_kind_of_name(name) == TENSOR_LENGTH for name in names if name
         ):
             return subject, TENSOR_LENGTH_CACHE  # tracked where `int-length-caches` is declared (`declarations`)
-    if name == "hasattr" and len(test.args) == 2 and has_only_int_length_owners(subject, test.args[1], module):
+    if proves_attribute(name, test) and has_only_int_length_owners(subject, test.args[1], module):
         return subject, INT_LENGTH_CACHE
     module_name, _, function = name.rpartition(".")
     if function == "is_tensor" and module_name in module.torch_aliases:
         return subject, TENSOR
     return None
+
+
+def proves_attribute(name: str, test: ast.Call) -> bool:
+    """Taken as true, the test shows that its first argument has the attribute named second:
+    `hasattr(c, "a")`, `getattr(c, "a")` (it raises without one) or `getattr(c, "a", d)` with a
+    default `d` that is false (`False`, `None`, `0`, `""`): a true value is not the default."""
+    if name == "hasattr" or (name == "getattr" and len(test.args) == 2):
+        return len(test.args) == 2 and not test.keywords
+    default = test.args[2] if name == "getattr" and len(test.args) == 3 else None
+    return isinstance(default, ast.Constant) and not default.value and not test.keywords
 
 
 def has_only_int_length_owners(subject: str, attribute: ast.expr, module: ModuleFacts) -> bool:
