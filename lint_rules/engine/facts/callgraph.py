@@ -64,6 +64,9 @@ class CallGraph:
         self._lines_naming: dict[str, list[int]] = {}
         self._setattr_lines: list[int] | None = None
         self._lineages: dict[int, list[ast.ClassDef]] = {}
+        self._method_callers_elsewhere: dict[tuple[str, frozenset[str]], str] = {}
+        """What `compiled_method_caller_elsewhere` found, by method name and related classes: the
+        methods of one class family (a cache's layers) ask the same question once each."""
 
     # ----- resolving a call -------------------------------------------------------------------
 
@@ -208,7 +211,11 @@ class CallGraph:
             return compiled_caller_elsewhere(self.path, definition, CallGraph)
         if not self.is_package_method(definition):
             return ""
-        return compiled_method_caller_elsewhere(self.path, definition.name, self.related_classes(cls), CallGraph)
+        key = (definition.name, self.related_classes(cls))
+        if key not in self._method_callers_elsewhere:
+            found = compiled_method_caller_elsewhere(self.path, *key, CallGraph)
+            self._method_callers_elsewhere[key] = found
+        return self._method_callers_elsewhere[key]
 
     def is_package_method(self, definition: Definition) -> bool:
         """A method of a module-level class (which other modules can import)."""
