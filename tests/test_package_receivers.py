@@ -326,6 +326,18 @@ def test_hasattr_proves_nothing_when_another_object_may_have_the_attribute(
     assert codes(package, "models/m") == ["SLG002", "SLG002"]
 
 
+def test_a_class_added_between_two_analyses_is_seen(tmp_path: Path) -> None:
+    """Must report once a tensor-length class with the attribute is added: the package is listed
+    again for each module analyzed (an editor's process runs one analysis after another)."""
+    package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": probing("quant_bits")})
+    assert codes(package, "models/m") == []
+    tensorish = (
+        "from transformers.cache_utils import StaticLayer\n\n\nclass Tensorish(StaticLayer):\n    quant_bits = 8\n"
+    )
+    (package / "utils" / "tensorish.py").write_text(tensorish)
+    assert codes(package, "models/m") == ["SLG002", "SLG002"]
+
+
 @pytest.mark.parametrize("attribute", ["layers", "key_cache", "is_compileable", "cumulative_length"])
 def test_hasattr_on_a_transformers_cache_attribute_proves_nothing(attribute: str, tmp_path: Path) -> None:
     """Must report: transformers' caches have these (in 5.x or 4.x), though only QuantLayer of the

@@ -213,8 +213,8 @@ class Stamps:
 
     def __init__(self) -> None:
         self.read: dict[Path, int] = {}
-        self.listings: dict[Path, tuple[Path, ...]] = {}
-        """The files found under a folder (`listing`), kept as long as the stamps."""
+        self.listings: dict[tuple[Callable[[Path], tuple[Path, ...]], Path], tuple[Path, ...]] = {}
+        """The files each listing function found for a folder (`listing`), kept as long as the stamps."""
         self.kept = False
 
     def of(self, file: Path) -> int:
@@ -230,9 +230,10 @@ class Stamps:
     def listing(self, folder: Path, list_files: Callable[[Path], tuple[Path, ...]]) -> tuple[Path, ...]:
         """`list_files(folder)`, listed once per module analyzed, or once per run when kept: a
         whole-tree check scanned the same package's folders three times."""
-        found = self.listings.get(folder)
+        key = (list_files, folder)
+        found = self.listings.get(key)
         if found is None:
-            found = self.listings[folder] = list_files(folder)
+            found = self.listings[key] = list_files(folder)
         return found
 
     def forget(self) -> None:

@@ -14,12 +14,11 @@ with an int length nor inherits only from the base's family.
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.imports import imported_names, module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.imports import STAMPS, imported_names, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.package import MAX_PACKAGE_FILES, package_files
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -87,11 +86,15 @@ def package_subclasses(module: str, root: Path | None, base: str) -> list[Subcla
 MAX_NAMESPACE_PORTIONS = 16
 
 
-@functools.lru_cache(maxsize=8)
 def whole_package_files(top: Path) -> tuple[Path, ...]:
     """The `.py` files of the top package, and of the other portions of its namespace package where the
     folder above it is one (named like a package, holding other packages: `fla/` holding `layers/` and
-    `models/`); empty when they cannot all be scanned (too many files or portions)."""
+    `models/`); empty when they cannot all be scanned (too many files or portions). Listed once per
+    module analyzed, or per run (`imports.Stamps`), as `package.package_files`."""
+    return STAMPS.listing(top, list_whole_package_files)
+
+
+def list_whole_package_files(top: Path) -> tuple[Path, ...]:
     root = top.parent
     portions = [top]
     if root.name.isidentifier():
