@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from lint_rules.formats import FORMATS
+from lint_rules.lines import line_of_offset
 from lint_rules.rules import ALL_CODES
 from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
 from lint_rules.target_range import TargetError, TargetRange, target_range
@@ -162,7 +163,8 @@ def _tool_tables(path: Path) -> dict[str, object]:
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte 0x{error.object[error.start]:02x})") from None
+        byte, line = error.object[error.start], line_of_offset(error.object, error.start)
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte 0x{byte:02x} on line {line})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     tool = document.get("tool", {})

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from lint_rules.engine import mentions_any, read_bytes
+from lint_rules.lines import line_of_offset
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -229,7 +230,7 @@ def _decode(path: str, raw: bytes) -> SourceFile | ReadError:
         text = raw.decode(encoding)
     except UnicodeDecodeError as error:
         start = error.start + len(raw) - len(error.object)  # "utf-8-sig" counts after the BOM
-        line = raw.count(b"\n", 0, start) + 1
+        line = line_of_offset(raw, start)
         name = _encoding_name(encoding)
         return ReadError(path, f"cannot decode as {name}: invalid byte 0x{raw[start]:02x} on line {line}")
     return SourceFile(path=path, raw=raw, text=text, encoding=encoding)

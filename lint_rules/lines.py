@@ -24,3 +24,9 @@ def split_lines(text: str, keepends: bool = False) -> list[str]:
         return parts[:-1] if not parts[-1] else parts
     lines = [line for line in LINE_BREAK.split(text) if line]
     return lines if keepends else [line.rstrip("\r\n") for line in lines]
+
+
+def line_of_offset(raw: bytes, offset: int) -> int:
+    """The line the byte at `offset` is on, counting line breaks as `split_lines` does."""
+    before = raw[:offset]
+    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1

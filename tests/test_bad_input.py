@@ -112,7 +112,7 @@ def test_a_pyproject_that_is_not_utf8_is_a_configuration_error(tmp_path: Path, t
     folder = project(tmp_path, {"pyproject.toml": table.encode() + b' = ["\xff"]\n'})
     for run in check_and_fix(folder, ["."]):
         assert run.returncode == 2, run.describe()
-        assert "pyproject.toml: invalid TOML: not UTF-8 (byte 0xff)" in run.stderr, run.describe()
+        assert "pyproject.toml: invalid TOML: not UTF-8 (byte 0xff on line 2)" in run.stderr, run.describe()
     assert (folder / GOOD).read_bytes() == SOURCE
 
 

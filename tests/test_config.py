@@ -80,7 +80,7 @@ def test_file_without_table_sets_nothing(tmp_path: Path) -> None:
         ("[tool.seqlen-guard]\nsource-methods = ['get length']\n", "source-methods: 'get length' is not a method name"),
         ("[tool]\nseqlen-guard = 3\n", "[tool.seqlen-guard] must be a table, got an integer"),
         ("[tool.seqlen-guard\n", "invalid TOML"),
-        ("[tool.seqlen-guard]\nexclude = ['\udcff']\n", "invalid TOML: not UTF-8 (byte 0xff)"),
+        ("[tool.seqlen-guard]\nexclude = ['\udcff']\n", "invalid TOML: not UTF-8 (byte 0xff on line 2)"),
     ],
 )
 def test_bad_file_names_the_key(tmp_path: Path, body: str, message: str) -> None:

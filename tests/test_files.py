@@ -237,6 +237,8 @@ def test_honours_latin1_coding_cookie(tmp_path: Path) -> None:
         # with a BOM, the codec counts after it: the byte and line named are still the file's
         (b"\xef\xbb\xbfa = 1\nb = 2\nc = '\xff'\n", "cannot decode as utf-8: invalid byte 0xff on line 3"),
         (b"\xef\xbb\xbf\xe9 = 1\n", "cannot decode as utf-8: invalid byte 0xe9 on line 1"),
+        # lines end as Python ends them: \r\n, \r or \n
+        (b"a = 1\rb = 2\r\nc = '\xff'\n", "cannot decode as utf-8: invalid byte 0xff on line 3"),
         (b"\xef\xbb\xbf# coding: latin-1\n", "bad encoding declaration: encoding problem: utf-8"),
         (b"\x7fELF\x02\x01\x01\x00\x00", "binary file (contains NUL bytes), not Python source"),
     ],
