@@ -291,6 +291,7 @@ def test_ctrl_c_at_start_up_and_after_the_last_file(tmp_path: Path, module: str,
     """130, one line, no traceback, wherever the interrupt lands; a file is never half-written."""
     folder = tmp_path / "project"
     folder.mkdir()
+    (folder / "pyproject.toml").write_text('[project]\nname = "project"\n')  # read with tomllib
     for index in range(3):
         (folder / file_name(index)).write_bytes(old_source(index))
     arguments = ["--diff", "."] if module == FIXER and point.startswith("stdout") else ["."]
