@@ -178,10 +178,12 @@ def proves_attribute(name: str, test: ast.Call) -> bool:
     """Taken as true, the test shows that its first argument has the attribute named second:
     `hasattr(c, "a")`, `getattr(c, "a")` (it raises without one) or `getattr(c, "a", d)` with a
     default `d` that is false (`False`, `None`, `0`, `""`): a true value is not the default."""
-    if name == "hasattr" or (name == "getattr" and len(test.args) == 2):
-        return len(test.args) == 2 and not test.keywords
-    default = test.args[2] if name == "getattr" and len(test.args) == 3 else None
-    return isinstance(default, ast.Constant) and not default.value and not test.keywords
+    if test.keywords or len(test.args) not in (2, 3):
+        return False
+    if len(test.args) == 2:
+        return name in ("hasattr", "getattr")
+    default = test.args[2]
+    return name == "getattr" and isinstance(default, ast.Constant) and not default.value
 
 
 def has_only_int_length_owners(subject: str, attribute: ast.expr, module: ModuleFacts) -> bool:
