@@ -16,6 +16,7 @@ from typing import NamedTuple, TypeVar
 
 from lint_rules.formats import FORMATS
 from lint_rules.lines import line_of_offset
+from lint_rules.pyproject import toml_document
 from lint_rules.rules import ALL_CODES
 from lint_rules.settings import DEFAULT_SOURCE_METHODS, Settings
 from lint_rules.target_range import TargetError, TargetRange, target_range
@@ -159,7 +160,7 @@ def _tool_tables(path: Path) -> dict[str, object]:
     import tomllib  # only where a pyproject.toml is found: it costs start-up time
 
     try:
-        document = tomllib.loads(path.read_bytes().decode())
+        document = toml_document(path)
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
     except UnicodeDecodeError as error:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from lint_rules.engine.facts.releases import ALL_RELEASES, RELEASES, ReleaseFacts, Releases, in_order
+from lint_rules.pyproject import toml_document
 
 if TYPE_CHECKING:
     from lint_rules.specifiers import SpecifierSet, Version
@@ -151,15 +152,13 @@ def strings(value: object) -> list[str]:
 
 def pyproject_project(path: Path) -> dict[str, object]:
     """The `[project]` table ({} for a file that is missing or not TOML: no range from it)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+    if not path.is_file():
         return {}
     import tomllib  # only for a project that has a pyproject.toml: it costs start-up time
 
     try:
-        project = tomllib.loads(data.decode()).get("project", {})
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        project = toml_document(path).get("project", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
     return project if isinstance(project, dict) else {}
 
