@@ -6,7 +6,8 @@ Each `name==version` requirement is fetched with `pip download --no-deps` into
 `python -m fixers.rewrite --diff --format json --exit-zero` (safe fixes only, nothing
 written), with a neutral config, or with `--declarations FILE` each package's own
 `[tool.seqlen-guard]` table from FILE (`target-transformers`, `int-length-caches`,
-`int-length-classes`; see benchmarks/declarations.toml). Every finding goes into one JSON file, and a per-package count table (by
+`int-length-classes`; see benchmarks/declarations.toml; transformers itself is pinned to its own
+release there). Every finding goes into one JSON file, and a per-package count table (by
 rule, by fix safety) is printed as Markdown. Exit status 1 when an engine run failed
 (its error is printed and kept in the JSON), else 0.
 
@@ -248,6 +249,13 @@ def load_declarations(path: Path) -> dict[str, dict[str, Any]]:
     return dict(packages)
 
 
+def own_release(package: Package) -> dict[str, Any] | None:
+    """transformers' own code runs on its own release: its pin, where the declarations give none."""
+    if package.name != "transformers":
+        return None
+    return {"target-transformers": f"=={package.version}", "why": "transformers' own release"}
+
+
 def declared_config(package: Package, table: dict[str, Any], folder: Path) -> Path:
     """A config file in `folder` with the package's declared `[tool.seqlen-guard]` keys.
 
@@ -460,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         for requirement in args.requirements:
             package = fetch(requirement, cache)
             print(f"checking {package.name}=={package.version}", file=sys.stderr)
-            declared = declarations.get(package.name)
+            declared = declarations.get(package.name) or (own_release(package) if declarations else None)
             used = declared_config(package, declared, Path(configs)) if declared is not None else config
             results.append(analyse(package, engine, used, cache, engine_flags(args)))
     table = count_table(results)

@@ -524,6 +524,15 @@ SLG004 = _register(
                     if cache.get_seq_length() > 0:  # SLG004
                         return 1
             """),
+            Example("""
+                from transformers import DynamicCache
+
+                def first_step(cache):
+                    # from transformers 5.25, a DynamicCache built from a config whose first layer is
+                    # linear attention counts in a tensor
+                    if isinstance(cache, DynamicCache) and cache.get_seq_length() == 0:  # SLG004
+                        return True
+            """),
         ),
         valid=(
             Example(
@@ -548,17 +557,26 @@ SLG004 = _register(
             ),
             Example(
                 """
+                class TokenCache:
+                    def __init__(self):
+                        self.seen = 0
+
+                    def get_seq_length(self):
+                        return self.seen
+
                 def first_step(cache, **kwargs):
                     from transformers import DynamicCache
 
-                    is_dynamic = isinstance(cache, DynamicCache)
-                    if is_dynamic and cache.get_seq_length() == 0:
+                    is_own = isinstance(cache, TokenCache)
+                    if is_own and cache.get_seq_length() == 0:
                         return True
-                    if isinstance(kwargs["pkv"], DynamicCache) and kwargs["pkv"].get_seq_length() == 0:
+                    if isinstance(kwargs["pkv"], TokenCache) and kwargs["pkv"].get_seq_length() == 0:
+                        return True
+                    if DynamicCache().get_seq_length() == 0:
                         return True
                 """,
-                why="a `DynamicCache`'s length is an int: narrowed through a flag variable, a class imported in "
-                "the function, and a subscript receiver",
+                why="an int-length class: the package's own counter, narrowed through a flag variable and a "
+                "subscript receiver, and a `DynamicCache` built without a config",
             ),
             Example(
                 """

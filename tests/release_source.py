@@ -192,6 +192,27 @@ class CacheModule:
         kinds.discard("")
         return combined(kinds)
 
+    def layers_built_without_config_kind(self, name: str) -> str:
+        """The combined length kind of the layer classes the class's `__init__` can build when its
+        `config` is None: those it names outside the body of an `if config is not None:`."""
+        init = self.method(name, "__init__")
+        if init is None:
+            return ""
+        names = {node.id for node in walk_outside_config_branches(init) if isinstance(node, ast.Name)}
+        kinds = {self.length_kind(layer) for layer in names if layer.endswith("Layer") and self.has_class(layer)}
+        return combined(kinds)
+
+
+def walk_outside_config_branches(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk`, skipping the body (not the `else`) of every `if config is not None:`."""
+    yield node
+    if isinstance(node, ast.If) and ast.unparse(node.test) == "config is not None":
+        children: list[ast.AST] = [node.test, *node.orelse]
+    else:
+        children = list(ast.iter_child_nodes(node))
+    for child in children:
+        yield from walk_outside_config_branches(child)
+
 
 def is_self_attribute(target: ast.expr, attribute: str) -> bool:
     return (

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from lint_rules.checking import check_path
 from lint_rules.settings import Settings
+from lint_rules.target_range import TargetRange
+from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
 
 INT_LAYER = """\
     class OwnLayer:
@@ -38,13 +40,13 @@ TENSOR_LAYER = """\
 """
 
 
-def lines_reported(tmp_path: Path, modules: dict[str, str], checked: str) -> list[int]:
+def lines_reported(tmp_path: Path, modules: dict[str, str], checked: str, settings: Settings = Settings()) -> list[int]:
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     for name, text in modules.items():
         (package / f"{name}.py").write_text(textwrap.dedent(text))
-    return sorted({finding.line for finding in check_path(str(package / f"{checked}.py"), Settings()).findings})
+    return sorted({finding.line for finding in check_path(str(package / f"{checked}.py"), settings).findings})
 
 
 # ----- (1a) an annotated list attribute of own layers (turboquantdc, transformers-mblt 613) -----------
@@ -268,7 +270,13 @@ CHAT = """\
 
 
 def test_an_attribute_annotated_dynamic_cache_is_silent(tmp_path: Path) -> None:
-    assert lines_reported(tmp_path, {"chat": CHAT}, "chat") == []
+    pinned = Settings(transformers=TargetRange("<5.25", "test", DYNAMIC_CACHE_COUNTS_INT))
+    assert lines_reported(tmp_path, {"chat": CHAT}, "chat", pinned) == []
+
+
+def test_an_attribute_annotated_dynamic_cache_may_count_a_tensor_from_5_25(tmp_path: Path) -> None:
+    """The twin: `_new_cache()` builds it from the model's config, whose first layer may be linear attention."""
+    assert lines_reported(tmp_path, {"chat": CHAT}, "chat") == [16]
 
 
 def test_an_attribute_annotated_static_cache_is_reported(tmp_path: Path) -> None:

@@ -14,10 +14,13 @@ import textwrap
 import pytest
 
 from lint_rules.engine import analyze_source
+from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
+from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
 
 
-def codes(code: str) -> list[tuple[int, str]]:
-    return [(finding.line, finding.code) for finding in analyze_source(textwrap.dedent(code).lstrip("\n"), "m.py")]
+def codes(code: str, releases: Releases = ALL_RELEASES) -> list[tuple[int, str]]:
+    text = textwrap.dedent(code).lstrip("\n")
+    return [(finding.line, finding.code) for finding in analyze_source(text, "m.py", releases=releases)]
 
 
 SPECULATIVE_DRAFT = """
@@ -88,7 +91,14 @@ SHAPES = [
 
 @pytest.mark.parametrize(("code", "line"), SHAPES)
 def test_the_outputs_of_a_model_given_an_int_length_cache_have_an_int_length(code: str, line: int) -> None:
-    assert codes(code.format(cache="DynamicCache")) == []
+    assert codes(code.format(cache="DynamicCache"), DYNAMIC_CACHE_COUNTS_INT) == []
+
+
+def test_the_outputs_of_a_model_given_a_dynamic_cache_built_from_a_config_may_count_a_tensor() -> None:
+    """From 5.25 on, `DynamicCache(config=...)` starts with a layer that counts in a tensor when the
+    config's first layer is linear attention; the same cache built from no config counts ints."""
+    assert codes(PREFIX_THEN_SUFFIX.format(cache="DynamicCache")) == [(11, "SLG002")]
+    assert codes(PREFIX_THEN_SUFFIX.format(cache="DynamicCache").replace("(config=self.config)", "()")) == []
 
 
 @pytest.mark.parametrize(("code", "line"), SHAPES)

@@ -9,10 +9,13 @@ import textwrap
 import pytest
 
 from lint_rules.engine import analyze_source
+from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
+from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
 
 
-def codes(code: str) -> list[tuple[int, str]]:
-    return [(finding.line, finding.code) for finding in analyze_source(textwrap.dedent(code).lstrip("\n"), "m.py")]
+def codes(code: str, releases: Releases = ALL_RELEASES) -> list[tuple[int, str]]:
+    text = textwrap.dedent(code).lstrip("\n")
+    return [(finding.line, finding.code) for finding in analyze_source(text, "m.py", releases=releases)]
 
 
 SILENT = [
@@ -188,6 +191,70 @@ SILENT = [
     ),
     pytest.param(
         """
+        def prepare(input_ids):
+            from transformers.cache_utils import DynamicCache
+
+            cache = DynamicCache()
+            return input_ids[:, cache.get_seq_length():]
+        """,
+        id="import-inside-the-function-constructor",
+    ),
+    pytest.param(
+        """
+        import torch
+        from transformers.utils import is_torchdynamo_compiling
+
+        class PositionalEmbedding(nn.Module):
+            def forward(self, input_ids, cache_length=0):
+                max_pos = self.padding_idx + 1 + input_ids.shape[1] + cache_length
+                if not (is_torchdynamo_compiling() and torch.is_tensor(max_pos)) and max_pos > self.weights.size(0):
+                    self.make_weights(max_pos)
+                return self.weights.index_select(0, input_ids.view(-1))
+
+        class Decoder(nn.Module):
+            def __init__(self, config):
+                self.embed_positions = PositionalEmbedding(config)
+
+            def forward(self, input_ids, past_key_values):
+                return self.embed_positions(input_ids, past_key_values.get_seq_length())
+        """,
+        # transformers' m2m_100, kosmos2, xglm, nllb_moe, seamless_m4t: while compiling, the test holds
+        # only for an int `max_pos`; eagerly, the gate's author keeps the tensor
+        id="upstream-gate-compiling-and-is-tensor",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        class Model(nn.Module):
+            def forward(self, input_ids, cache):
+                past = cache.get_seq_length()
+                if not torch.compiler.is_compiling():
+                    if past > self.limit:
+                        self.grow(past)
+                return input_ids
+        """,
+        id="use-gated-by-not-is-compiling-in-a-forward",  # the gate the rules advise for compiled code
+    ),
+    pytest.param(
+        """
+        def prep(x, cache, flag):
+            if cache is None:
+                return x
+            if cache is not None and flag:
+                x = x + 1
+            past = cache.get_seq_length()
+            if cache is None:
+                return x[:, past:]
+            return x
+        """,
+        id="a-false-and-keeps-what-was-known-not-none",  # its `cache is None` alternative cannot run
+    ),
+]
+
+SILENT_WHERE_DYNAMIC_CACHE_COUNTS_INT = [
+    pytest.param(
+        """
         from transformers import DynamicCache
 
         def prepare(input_ids, cache):
@@ -220,16 +287,6 @@ SILENT = [
             return input_ids
         """,
         id="import-inside-the-function-isinstance",
-    ),
-    pytest.param(
-        """
-        def prepare(input_ids):
-            from transformers.cache_utils import DynamicCache
-
-            cache = DynamicCache()
-            return input_ids[:, cache.get_seq_length():]
-        """,
-        id="import-inside-the-function-constructor",
     ),
     pytest.param(
         """
@@ -285,43 +342,6 @@ SILENT = [
     ),
     pytest.param(
         """
-        import torch
-        from transformers.utils import is_torchdynamo_compiling
-
-        class PositionalEmbedding(nn.Module):
-            def forward(self, input_ids, cache_length=0):
-                max_pos = self.padding_idx + 1 + input_ids.shape[1] + cache_length
-                if not (is_torchdynamo_compiling() and torch.is_tensor(max_pos)) and max_pos > self.weights.size(0):
-                    self.make_weights(max_pos)
-                return self.weights.index_select(0, input_ids.view(-1))
-
-        class Decoder(nn.Module):
-            def __init__(self, config):
-                self.embed_positions = PositionalEmbedding(config)
-
-            def forward(self, input_ids, past_key_values):
-                return self.embed_positions(input_ids, past_key_values.get_seq_length())
-        """,
-        # transformers' m2m_100, kosmos2, xglm, nllb_moe, seamless_m4t: while compiling, the test holds
-        # only for an int `max_pos`; eagerly, the gate's author keeps the tensor
-        id="upstream-gate-compiling-and-is-tensor",
-    ),
-    pytest.param(
-        """
-        import torch
-
-        class Model(nn.Module):
-            def forward(self, input_ids, cache):
-                past = cache.get_seq_length()
-                if not torch.compiler.is_compiling():
-                    if past > self.limit:
-                        self.grow(past)
-                return input_ids
-        """,
-        id="use-gated-by-not-is-compiling-in-a-forward",  # the gate the rules advise for compiled code
-    ),
-    pytest.param(
-        """
         from transformers import DynamicCache
 
         def prepare(input_ids, cache):
@@ -332,26 +352,23 @@ SILENT = [
         """,
         id="either-operand-of-a-true-or",  # None: past is 0; a DynamicCache: past is an int
     ),
-    pytest.param(
-        """
-        def prep(x, cache, flag):
-            if cache is None:
-                return x
-            if cache is not None and flag:
-                x = x + 1
-            past = cache.get_seq_length()
-            if cache is None:
-                return x[:, past:]
-            return x
-        """,
-        id="a-false-and-keeps-what-was-known-not-none",  # its `cache is None` alternative cannot run
-    ),
 ]
 
 
 @pytest.mark.parametrize("code", SILENT)
 def test_silent(code: str) -> None:
     assert codes(code) == []
+
+
+@pytest.mark.parametrize("code", SILENT_WHERE_DYNAMIC_CACHE_COUNTS_INT)
+def test_silent_where_every_dynamic_cache_counts_an_int(code: str) -> None:
+    assert codes(code, DYNAMIC_CACHE_COUNTS_INT) == []
+
+
+@pytest.mark.parametrize("code", SILENT_WHERE_DYNAMIC_CACHE_COUNTS_INT)
+def test_reported_where_a_dynamic_cache_may_count_a_tensor(code: str) -> None:
+    """The twin: from 5.25 on, `isinstance(c, DynamicCache)` proves nothing about `c`'s length."""
+    assert codes(code) != []
 
 
 REPORTED = [

@@ -95,6 +95,17 @@ def test_each_class_has_the_length_kind_of_its_release(release: tuple[ReleaseFac
         assert module.length_kind(cls) == kind, f"{cls} in {row.checked}"
 
 
+def test_a_class_the_row_counts_as_an_int_without_a_config_builds_only_int_layers_then(
+    release: tuple[ReleaseFacts, CacheModule, str],
+) -> None:
+    """5.25's `DynamicCache(config=...)` may start with a linear-attention layer that counts in a tensor;
+    with no config its `__init__` builds only layers that count ints."""
+    row, module, _ = release
+    for cls in row.int_without_config:
+        assert row.length_kind(cls) == TENSOR_LENGTH, f"{cls} in {row.checked}: an int with any config"
+        assert module.layers_built_without_config_kind(cls) == INT_LENGTH, f"{cls} in {row.checked}"
+
+
 def test_the_methods_a_release_lacks_no_class_of_it_has(release: tuple[ReleaseFacts, CacheModule, str]) -> None:
     """A method the row says `Cache` lacks is defined by no class of the release: calling it raises."""
     row, module, _ = release

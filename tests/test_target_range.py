@@ -120,7 +120,7 @@ def test_setup_cfg_install_requires(tmp_path: Path) -> None:
 def test_setup_cfg_extras(tmp_path: Path) -> None:
     write(tmp_path, {"setup.cfg": "[options.extras_require]\nhf =\n    transformers>=5.13\n"})
     found = resolved(tmp_path)
-    assert (found.origin, names_of(found)) == ("setup.cfg [options.extras_require]", rows("5.13-5.24"))
+    assert (found.origin, names_of(found)) == ("setup.cfg [options.extras_require]", rows("5.13-5.24", "5.25"))
 
 
 def test_configured_key(tmp_path: Path) -> None:
@@ -199,7 +199,7 @@ def test_a_range_the_table_does_not_know_means_every_release(tmp_path: Path) -> 
 
 
 def test_a_release_newer_than_the_table_takes_the_newest_row(tmp_path: Path) -> None:
-    assert names_of(resolved(tmp_path, flag=">=5.30")) == rows("5.13-5.24")
+    assert names_of(resolved(tmp_path, flag=">=5.30")) == rows("5.25")
 
 
 def test_the_project_of_a_configured_run_is_read_beside_its_pyproject(tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ def test_target_range_alone(tmp_path: Path) -> None:
         ("<4.39", ("4.36-4.37", "4.38")),
         ("<=4.38", ("4.36-4.37", "4.38")),
         ("<4.38", ("4.36-4.37",)),
-        (">=5.13", ("5.13-5.24",)),
+        (">=5.13", ("5.13-5.24", "5.25")),
         ("!=4.38.*,<4.40", ("4.36-4.37", "4.39-4.41")),
         (">=4.38,<4.38", None),
     ],

@@ -50,6 +50,7 @@ from lint_rules.engine.facts.attribute_stores import (
 )
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.classes import ClassFacts, annotated_classes
+from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 
 MAX_DEPTH = 6
 """How many steps one question may take (`a = b`, `b = self.x`, `self.x = f()`, ...)."""
@@ -69,7 +70,10 @@ SAFE_DECORATORS = frozenset({"staticmethod", "classmethod", "abstractmethod", "o
 ClassView = ClassFacts
 
 Typed = tuple[ClassView, str]
-"""A class, as a name written in a module (`DynamicCache`, `MobilintCache`, `cu.Layer`)."""
+"""A class, as a name written in a module (`DynamicCache`, `MobilintCache`, `cu.Layer`); an object built
+without a config carries `BUILT_WITHOUT_CONFIG` after its class's name (`DynamicCache()`)."""
+BUILT_WITHOUT_CONFIG = "()"
+"""5.25's `DynamicCache` counts in a tensor only when built from some configs (`ClassFacts.built_kind`)."""
 Types = frozenset[Typed] | None
 """The classes a value may hold (None aside: a None receiver has no length); None when unknown."""
 
@@ -111,6 +115,13 @@ def typing_of(facts: ClassView) -> ReceiverTyping:
     if _OPEN_QUESTIONS and typing not in _TOUCHED:
         _TOUCHED.append(typing)
     return typing
+
+
+def length_kind_of_typed(typed: Typed) -> str:
+    view, name = typed
+    if name.endswith(BUILT_WITHOUT_CONFIG):
+        return view.built_kind(name.removesuffix(BUILT_WITHOUT_CONFIG), without_config=True)
+    return view.length_kind_of_name(name)
 
 
 def union(parts: Iterable[Types]) -> Types:
@@ -160,7 +171,7 @@ class ReceiverTyping:
         if isinstance(receiver, ast.Name) and function is not None and self.parameter_is_not_int(receiver.id, function):
             return ""  # the common case, `past_key_values: Cache | None`: no need to read the body
         types = self.of(receiver, cls, function, 0)
-        kinds = {view.length_kind_of_name(name) for view, name in types or ()}
+        kinds = {length_kind_of_typed(typed) for typed in types or ()}
         return INT_LENGTH if kinds == {INT_LENGTH} else ""
 
     def parameter_is_not_int(self, name: str, function: FunctionNode) -> bool:
@@ -267,10 +278,10 @@ class ReceiverTyping:
     def call(self, call: ast.Call, cls: ast.ClassDef | None, function: FunctionNode | None, depth: int) -> Types:
         name = ex.called_name(call)
         owner, _, last = name.rpartition(".")
-        if last[:1].isupper():
-            return frozenset({(self.facts, name)})  # a constructor (classes are named in CapWords)
+        if last[:1].isupper():  # a constructor (classes are named in CapWords)
+            return self.built(name, builds_without_config(call))
         if owner.rpartition(".")[2][:1].isupper() and last.startswith("from_"):
-            return frozenset({(self.facts, owner)})  # `DynamicCache.from_legacy_cache(...)`
+            return self.built(owner, last == LEGACY_BUILDER)  # `DynamicCache.from_legacy_cache(...)`
         if isinstance(call.func, ast.Attribute):
             receiver = self.of(call.func.value, cls, function, depth + 1)
             if receiver is None:
@@ -279,6 +290,11 @@ class ReceiverTyping:
         if isinstance(call.func, ast.Name) and not self.bound_locally(call.func.id, function):
             return self.function_returns(call.func.id)
         return None
+
+    def built(self, name: str, without_config: bool) -> Types:
+        """A new object of the class `name`, marked when built from no config (its length may then be an
+        int where the class's is not: `BUILT_WITHOUT_CONFIG`)."""
+        return frozenset({(self.facts, name + BUILT_WITHOUT_CONFIG if without_config else name)})
 
     def bound_locally(self, name: str, function: FunctionNode | None) -> bool:
         """The calling function (or one it is nested in) binds the name: not the module's function."""
@@ -307,7 +323,7 @@ class ReceiverTyping:
         """What `obj.method(...)` returns on an object of the class: the definition its method
         resolution order finds, and the overrides of the same module's subclasses."""
         view, name = typed
-        found = view.class_named(name)
+        found = view.class_named(name.removesuffix(BUILT_WITHOUT_CONFIG))
         if found is None:
             return None
         owner_view, cls = found
@@ -333,7 +349,7 @@ class ReceiverTyping:
             return None
         parts: list[Types] = []
         for view, name in owners:
-            found = view.class_named(name)
+            found = view.class_named(name.removesuffix(BUILT_WITHOUT_CONFIG))
             if found is None:
                 return None
             parts.append(typing_of(found[0]).attribute(found[1], attribute, element, depth))

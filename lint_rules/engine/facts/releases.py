@@ -33,7 +33,7 @@ class ReleaseFacts(NamedTuple):
     first: tuple[int, int]
     last: tuple[int, int]
     """The minor releases the row covers, both included. Later releases are assumed to keep the newest
-    row's facts (not true of 5.25.0's `DynamicCache` for linear-attention models: see the report)."""
+    row's facts."""
     checked: str
     """The release whose wheel the row was read from (the newest patch of a minor it covers)."""
     lengths: tuple[tuple[str, str], ...]
@@ -47,6 +47,11 @@ class ReleaseFacts(NamedTuple):
     not None: `generate()` always sets one (4.41-4.42 set None when `use_cache=False`; 5.4 on create
     none), and no other caller omits it (through 4.45 the encoder-decoder wrappers call their
     decoder's hook without one)."""
+    int_without_config: frozenset[str] = frozenset()
+    """Classes of `lengths` whose length is a tensor only for some configs, and an int when built without
+    one (5.25's `DynamicCache`: a config whose first layer is linear attention or a convolution gives
+    it a first layer that counts in a tensor; built from no config or from legacy data, its layers all
+    count ints)."""
 
     @property
     def name(self) -> str:
@@ -69,6 +74,14 @@ MAX_ONLY = frozenset({"get_max_length"})
 NO_METHODS: frozenset[str] = frozenset()
 
 LAYERS_4_54 = {"DynamicLayer": INT, "StaticLayer": TENSOR}
+CACHES_5_5 = {
+    "StaticCache": TENSOR,
+    "SlidingWindowCache": TENSOR,
+    "DynamicSlidingWindowLayer": INT,
+    "StaticSlidingWindowLayer": INT,
+    **LAYERS_4_54,
+}
+"""5.5 on, besides `DynamicCache` (`SlidingWindowCache` is an alias of `StaticCache` again)."""
 OLD_STATIC_CACHES = {"StaticCache": TENSOR, "SlidingWindowCache": TENSOR, "HybridCache": TENSOR}
 """4.45-4.53; 4.54-4.57 make them (and OffloadedStaticCache) caches of `StaticLayer`s."""
 
@@ -196,14 +209,7 @@ RELEASES = (
         (5, 5),
         (5, 12),
         "5.5.3",
-        _lengths(
-            DynamicCache=INT,
-            StaticCache=TENSOR,
-            SlidingWindowCache=TENSOR,
-            DynamicSlidingWindowLayer=INT,
-            StaticSlidingWindowLayer=INT,
-            **LAYERS_4_54,
-        ),
+        _lengths(DynamicCache=INT, **CACHES_5_5),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         False,
@@ -212,17 +218,20 @@ RELEASES = (
         (5, 13),
         (5, 24),
         "5.24.0",
-        _lengths(
-            DynamicCache=INT,
-            StaticCache=TENSOR,
-            SlidingWindowCache=TENSOR,
-            DynamicSlidingWindowLayer=INT,
-            StaticSlidingWindowLayer=INT,
-            **LAYERS_4_54,
-        ),
+        _lengths(DynamicCache=INT, **CACHES_5_5),
         SEEN_TOKENS_ABSENT,
         MAX_ONLY,
         False,
+    ),
+    ReleaseFacts(
+        (5, 25),
+        (5, 25),
+        "5.25.0",
+        _lengths(DynamicCache=TENSOR, **CACHES_5_5),
+        SEEN_TOKENS_ABSENT,
+        MAX_ONLY,
+        False,
+        frozenset({"DynamicCache"}),
     ),
 )
 """Every row, oldest first."""
@@ -240,12 +249,17 @@ def in_order(releases: Releases) -> list[ReleaseFacts]:
 TABLE_CLASSES = frozenset(cls for row in RELEASES for cls, _ in row.lengths)
 
 
-def length_kind_in(cls: str, releases: Releases) -> str:
+def length_kind_in(cls: str, releases: Releases, built_without_config: bool = False) -> str:
     """ "tensor" if the class's length is a tensor in any of the releases, "int" if it is an int in
-    every one that has the class; "" otherwise (a None length, or a class of none of them)."""
-    kinds = {kind for kind in (row.length_kind(cls) for row in releases) if kind}
+    every one that has the class; "" otherwise (a None length, or a class of none of them).
+    `built_without_config`: for an object built with no config (see `ReleaseFacts.int_without_config`)."""
+
+    def kind_in(row: ReleaseFacts) -> str:
+        return INT_LENGTH if built_without_config and cls in row.int_without_config else row.length_kind(cls)
+
+    kinds = {kind for kind in map(kind_in, releases) if kind}
     if not kinds:
-        kinds = {kind for kind in (row.length_kind(cls) for row in RELEASES) if kind}  # a class the range lacks
+        kinds = {kind for kind in map(kind_in, RELEASES) if kind}  # a class the range lacks
     if TENSOR_LENGTH in kinds:
         return TENSOR_LENGTH
     return INT_LENGTH if kinds == {INT_LENGTH} else ""
