@@ -368,7 +368,9 @@ def test_silent_where_every_dynamic_cache_counts_an_int(code: str) -> None:
 @pytest.mark.parametrize("code", SILENT_WHERE_DYNAMIC_CACHE_COUNTS_INT)
 def test_reported_where_a_dynamic_cache_may_count_a_tensor(code: str) -> None:
     """The twin: from 5.25 on, `isinstance(c, DynamicCache)` proves nothing about `c`'s length."""
-    assert codes(code) != []
+    text = textwrap.dedent(code).lstrip("\n")
+    origins = [finding.origin.line for finding in analyze_source(text, "m.py")]
+    assert origins and all("get_seq_length" in text.splitlines()[line - 1] for line in origins)
 
 
 REPORTED = [

@@ -33,7 +33,7 @@ from lint_rules.engine.facts.caches import (
     is_transformers_module,
     length_kind_of_transformers_class,
 )
-from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config, defines, passes_no_config_up
+from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.counters import bindings_of
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
@@ -573,47 +573,15 @@ class ClassFacts:
         return ""  # a function or a method call, not a class (classes are named in CapWords)
 
     def built_kind(self, name: str, without_config: bool) -> str:
-        """The length kind of a new object of the class `name`; `without_config`: built from no config
-        (a transformers class whose length only some configs make a tensor counts an int then:
-        `releases.ReleaseFacts.int_without_config`; so does a package class deriving from one that
-        passes it no config, see `inherited_built_kind`)."""
+        """The length kind of a new object of the class `name`; `without_config`: built from no config (a
+        transformers class whose length only some configs make a tensor counts an int then:
+        `releases.ReleaseFacts.int_without_config`). A package subclass keeps its class's kind: what its
+        `__init__`s pass up, or do to `self.layers`, is not followed."""
         kind = self.length_kind_of_name(name)
-        if kind != TENSOR_LENGTH or not without_config:
-            return kind
-        transformers_class = self.transformers_class_named(name)
-        if transformers_class:
-            return length_kind_in(transformers_class, self.releases, built_without_config=True)
-        return self.package_class_built_kind(name) or kind
-
-    def package_class_built_kind(self, name: str) -> str:
-        """`inherited_built_kind` of the package class `name` (of this module or imported from another)."""
-        local = self.classes.get(name)
-        if local is not None:
-            return self.inherited_built_kind(local)
-        imported = self.imports().get(name) or self.function_imports().get(name)
-        if imported is None or is_transformers_module(imported[0]) or "." in name:
-            return ""
-        other = self.other_module(imported[0])
-        kind = other.package_class_built_kind(imported[1]) if other is not None else ""
-        return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
-
-    def inherited_built_kind(self, cls: ast.ClassDef) -> str:
-        """The length kind of a new object of `cls`, built with no config, when `cls` and its bases in
-        the module define no source method nor `from_legacy_cache` and pass no config up to the one transformers class they
-        derive from (`super().__init__()` in every `__init__` they define): that class's kind when
-        built from no config, kept as `compute_length_kind` keeps an inherited int; "" otherwise."""
-        lineage = self.lineage(cls)
-        if any(self.own_source_method(member) is not None or defines(member, LEGACY_BUILDER) for member in lineage):
-            return ""
-        if not all(map(passes_no_config_up, lineage)):
-            return ""
-        bases = {self.transformers_class_named(ex.dotted_name(base)) for member in lineage for base in member.bases} - {
-            ""
-        }
-        if len(bases) != 1:
-            return ""
-        kind = length_kind_in(bases.pop(), self.releases, built_without_config=True)
-        return kind if kind != INT_LENGTH or self.keeps_int_state(cls) else ""
+        transformers_class = self.transformers_class_named(name) if kind == TENSOR_LENGTH and without_config else ""
+        return (
+            length_kind_in(transformers_class, self.releases, built_without_config=True) if transformers_class else kind
+        )
 
     def transformers_class_named(self, name: str) -> str:
         """The transformers class that `name`, written in this module, stands for; "" for any other."""
