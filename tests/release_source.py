@@ -192,6 +192,32 @@ class CacheModule:
         kinds.discard("")
         return combined(kinds)
 
+    def attributes_returned_by_value(self, name: str) -> set[str]:
+        """The `self.x` the class's `get_seq_length` returns by value: every `self.x` in its return
+        expressions (and the values of the locals they name) but those read through `.shape` and the
+        `layers` it delegates to."""
+        function = self.method(name, "get_seq_length")
+        if function is None:
+            return set()
+        returned = [node.value for node in ast.walk(function) if isinstance(node, ast.Return) and node.value]
+        returned += [
+            value for node in returned if isinstance(node, ast.Name) for value in local_values(function, node.id)
+        ]
+        found: set[str] = set()
+        for expression in returned:
+            through_shape = {
+                id(inner)
+                for node in ast.walk(expression)
+                if isinstance(node, ast.Attribute) and node.attr == "shape"
+                for inner in ast.walk(node.value)
+            }
+            found |= {
+                node.attr
+                for node in ast.walk(expression)
+                if is_self_attribute(node, getattr(node, "attr", "")) and id(node) not in through_shape
+            }
+        return found - {"layers"}
+
     def layers_built_without_config_kind(self, name: str) -> str:
         """The combined length kind of the layer classes the class's `__init__` can build when its
         `config` is None: those it names outside the body of an `if config is not None:`."""

@@ -185,16 +185,19 @@ def test_a_declared_class_is_int_length_and_its_twin_is_reported(tmp_path: Path)
 
 
 def test_a_declared_transformers_class_outside_the_table() -> None:
-    """`QuantizedCache` is in no row of the release table, so only a declaration can make it int-length."""
-    quantized = """\
-    from transformers import QuantizedCache
+    """LFM2's `Lfm2HybridConvCache` (4.54-4.57) is in no row of the release table, so only a
+    declaration can make it int-length."""
+    hybrid = """\
+    from transformers.models.lfm2.modeling_lfm2 import Lfm2HybridConvCache
 
-    def trim(cache: QuantizedCache, x):
+    def trim(cache: Lfm2HybridConvCache, x):
         return x[:, cache.get_seq_length():]
     """
-    declared = Declarations(int_length_classes=frozenset({"transformers.cache_utils.QuantizedCache"}))
-    assert codes(quantized, declared) == []
-    assert codes(quantized, Declarations()) == [(4, "SLG002")]
+    declared = Declarations(
+        int_length_classes=frozenset({"transformers.models.lfm2.modeling_lfm2.Lfm2HybridConvCache"})
+    )
+    assert codes(hybrid, declared) == []
+    assert codes(hybrid, Declarations()) == [(4, "SLG002")]
 
 
 def test_a_declared_class_does_not_override_the_table() -> None:

@@ -38,6 +38,8 @@ def codes(code: str, releases: Releases = ALL_RELEASES) -> list[str]:
         pytest.param("DynamicCache(ddp_cache_data=legacy, offloading=True)", False, id="keywords-but-no-config"),
         pytest.param("DynamicCache.from_legacy_cache(legacy)", False, id="from-legacy-cache"),  # 4.x; raises in 5.x
         pytest.param("transformers.DynamicCache()", False, id="through-the-module"),
+        pytest.param("cu.DynamicCache()", False, id="through-a-module-alias"),
+        pytest.param("cu.DynamicCache(config=cfg)", True, id="through-a-module-alias-with-config"),
         pytest.param("DynamicCache(config=cfg)", True, id="config-keyword"),
         pytest.param("DynamicCache(legacy, cfg)", True, id="config-positional"),
         pytest.param("DynamicCache(**options)", True, id="unpacked-keywords"),
@@ -47,7 +49,8 @@ def codes(code: str, releases: Releases = ALL_RELEASES) -> list[str]:
 def test_a_dynamic_cache_counts_an_int_when_built_with_no_config(build: str, reported: bool) -> None:
     """Built from a config (or from what may be one), it may count a tensor from 5.25 on; on a range
     below 5.25 every form counts an int."""
-    code = ("import transformers\n" if build.startswith("transformers.") else "") + TRIM.format(build=build)
+    imports = {"transformers.": "import transformers\n", "cu.": "from transformers import cache_utils as cu\n"}
+    code = next((line for prefix, line in imports.items() if build.startswith(prefix)), "") + TRIM.format(build=build)
     assert codes(code) == (["SLG002"] if reported else [])
     assert codes(code, DYNAMIC_CACHE_COUNTS_INT) == []
 

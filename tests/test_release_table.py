@@ -95,6 +95,17 @@ def test_each_class_has_the_length_kind_of_its_release(release: tuple[ReleaseFac
         assert module.length_kind(cls) == kind, f"{cls} in {row.checked}"
 
 
+def test_the_row_names_the_counters_its_int_length_classes_return(
+    release: tuple[ReleaseFacts, CacheModule, str],
+) -> None:
+    """A package subclass that binds one of them to anything but an int is not taken as int-length
+    (`ReleaseFacts.counters`): the row names every attribute whose value such a class returns."""
+    row, module, _ = release
+    for cls, kind in row.lengths:
+        expected = module.attributes_returned_by_value(cls) if kind == INT_LENGTH else set()
+        assert row.counters_of(cls) == expected, f"{cls} in {row.checked}"
+
+
 def test_a_class_the_row_counts_as_an_int_without_a_config_builds_only_int_layers_then(
     release: tuple[ReleaseFacts, CacheModule, str],
 ) -> None:

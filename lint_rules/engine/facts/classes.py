@@ -39,7 +39,7 @@ from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.facts.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.facts.module_text import lines_mentioning, top_level_statements
-from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
+from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in, length_state
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
 
 MAX_MODULE_DEPTH = 4
@@ -148,7 +148,8 @@ class ClassFacts:
         `transformers.DynamicCache`, a local class, an import from the same package)."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            return self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
+            kind = self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
+            return "" if kind == INT_LENGTH and self.rebound_transformers_counters(prefix, name, last) else kind
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -157,20 +158,39 @@ class ClassFacts:
             return ""
         module, original = imported
         if is_transformers_module(module):
-            return self.transformers_kind(original) or self.declared_kind(module, original)
+            kind = self.transformers_kind(original)
+            if kind == INT_LENGTH and self.rebound_transformers_counters(module, name, original):
+                return ""
+            return kind or self.declared_kind(module, original)
         if self.declared_kind(module, original):
             return INT_LENGTH
         other = self.other_module(module)
         kind = other.length_kind_of_name(original) if other is not None else ""
         return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
 
-    def a_subclass_rebinds_state(self, name: str) -> bool:
+    def rebound_transformers_counters(self, module: str, name: str, original: str) -> bool:
+        """`name` is transformers' class `original` (through `module`, an import or a module prefix), and
+        a class of this module derives from it and binds a counter its length is
+        (`releases.ReleaseFacts.counters`) to something other than an int."""
+        if not (is_transformers_module(module) or self.names_transformers_module(module)):
+            return False
+        return self.a_subclass_rebinds_state(name, length_state(original, self.releases))
+
+    def names_transformers_module(self, prefix: str) -> bool:
+        """`prefix` of a dotted name is one of transformers' modules: `transformers.cache_utils`, or a
+        name a module-level import binds to one (`from transformers import cache_utils as cu`)."""
+        return prefix in TRANSFORMERS_MODULES or is_transformers_module(self.bound_modules().get(prefix, ""))
+
+    def a_subclass_rebinds_state(self, name: str, transformers_state: frozenset[str] | None = None) -> bool:
         """A class of this module derives from the imported class `name` and binds (in its methods or
-        its body) an attribute that class binds to something other than an int: an object of the
-        imported class may be one of those."""
+        its body) an attribute that class binds (`transformers_state` for one of transformers') to
+        something other than an int: an object of the imported class may be one of those."""
         if name not in self._rebinding_subclasses:
-            found = self.class_named(name)
-            state = found[0].instance_attributes(found[1]) if found is not None else None
+            if transformers_state is not None:
+                state: set[str] | None = set(transformers_state)
+            else:
+                found = self.class_named(name)
+                state = found[0].instance_attributes(found[1]) if found is not None else None
             self._rebinding_subclasses[name] = any(
                 self.rebinds(self.bindings(member), state)
                 for member in self.classes.values()
@@ -195,13 +215,11 @@ class ClassFacts:
         """`cache_utils.ZooCache`, `cu.ZooCache`, `zoo.utils.cache_utils.ZooCache`: the class `name` of
         the module a module-level import binds `prefix` to (transformers' by the table; a module of
         the package read from disk, or its package's `__init__.py` re-exporting the class)."""
-        if prefix in TRANSFORMERS_MODULES:
+        if self.names_transformers_module(prefix):
             return self.transformers_kind(name)
         module = self.bound_modules().get(prefix)
         if module is None:
             return ""
-        if is_transformers_module(module):
-            return self.transformers_kind(name)
         other = self.other_module(module)
         return other.length_kind_of_name(name) if other is not None else ""
 
@@ -301,7 +319,7 @@ class ClassFacts:
         for member in self.lineage(cls):
             for base in member.bases:
                 name = ex.dotted_name(base)
-                if name in self.classes or name.rpartition(".")[0] in TRANSFORMERS_MODULES:
+                if name in self.classes or self.names_transformers_module(name.rpartition(".")[0]):
                     continue
                 imported = self.imports().get(name)
                 if imported is not None and is_transformers_module(imported[0]):
@@ -331,7 +349,7 @@ class ClassFacts:
             name = ex.dotted_name(base)
             prefix = name.rpartition(".")[0]
             imported = self.imports().get(name)
-            if name in self.classes or prefix in TRANSFORMERS_MODULES:
+            if name in self.classes or self.names_transformers_module(prefix):
                 continue
             if imported is None or not is_transformers_module(imported[0]):
                 return True
@@ -587,7 +605,7 @@ class ClassFacts:
         """The transformers class that `name`, written in this module, stands for; "" for any other."""
         prefix, _, last = name.rpartition(".")
         if prefix:
-            return last if prefix in TRANSFORMERS_MODULES else ""
+            return last if self.names_transformers_module(prefix) else ""
         imported = self.imports().get(name) or self.function_imports().get(name)
         return imported[1] if imported is not None and is_transformers_module(imported[0]) else ""
 

@@ -52,6 +52,9 @@ class ReleaseFacts(NamedTuple):
     one (5.25's `DynamicCache`: a config whose first layer is linear attention or a convolution gives
     it a first layer that counts in a tensor; built from no config or from legacy data, its layers all
     count ints)."""
+    counters: tuple[tuple[str, str], ...] = ()
+    """(class, attribute) for each attribute whose value (not its `.shape`) an int-length class returns
+    as its length: a subclass that binds one to anything but an int may count a tensor."""
 
     @property
     def name(self) -> str:
@@ -62,9 +65,16 @@ class ReleaseFacts(NamedTuple):
         """The class's length kind in this release; "" when it has no such class."""
         return dict(self.lengths).get(cls, "")
 
+    def counters_of(self, cls: str) -> frozenset[str]:
+        return frozenset(attribute for owner, attribute in self.counters if owner == cls)
+
 
 def _lengths(**kinds: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(kinds.items()))
+
+
+def _counters(attribute: str, *classes: str) -> tuple[tuple[str, str], ...]:
+    return tuple((cls, attribute) for cls in classes)
 
 
 INT, TENSOR, NONE = INT_LENGTH, TENSOR_LENGTH, NONE_LENGTH
@@ -74,21 +84,50 @@ MAX_ONLY = frozenset({"get_max_length"})
 NO_METHODS: frozenset[str] = frozenset()
 
 LAYERS_4_54 = {"DynamicLayer": INT, "StaticLayer": TENSOR}
+OLD_STATIC_CACHES = {"StaticCache": TENSOR, "SlidingWindowCache": TENSOR, "HybridCache": TENSOR}
+"""4.45-4.53; 4.54-4.57 make them (and OffloadedStaticCache) caches of `StaticLayer`s."""
+QUANTIZED_CACHES = {"QuantizedCache": INT, "QuantoQuantizedCache": INT, "HQQQuantizedCache": INT, "OffloadedCache": INT}
+"""4.42-4.57: the KIVI caches count an int (`_seen_tokens`, then their layers' `cumulative_length`);
+`OffloadedCache` is a `DynamicCache`. 5.x keeps only `QuantizedCache`."""
+CHUNKED_CACHES = {"HybridChunkedCache": TENSOR, "OffloadedHybridCache": TENSOR}
+"""4.53-4.57: they sum a tensor of occupied slots."""
+QUANTIZED_LAYERS = {"QuantizedLayer": INT, "QuantoQuantizedLayer": INT, "HQQQuantizedLayer": INT}
+"""4.56 on: a `cumulative_length` int counter."""
+LAYERS_5_13 = {
+    "BaseQuantizedLayer": INT,
+    "Fp8QuantizedLayer": INT,
+    "DynamicIndexedLayer": INT,
+    "StaticIndexedLayer": TENSOR,
+}
+"""5.13 on: `StaticIndexedLayer` returns a tensor, as `StaticLayer` does."""
+KIVI_COUNTERS = _counters("_seen_tokens", "QuantizedCache", "QuantoQuantizedCache", "HQQQuantizedCache")
+LAYER_COUNTERS = _counters(
+    "cumulative_length", "DynamicSlidingWindowLayer", "QuantizedLayer", "QuantoQuantizedLayer", "HQQQuantizedLayer"
+)
+LAYER_COUNTERS_5_4 = LAYER_COUNTERS + _counters("cumulative_length_int", "StaticSlidingWindowLayer")
+"""5.4 on, `StaticSlidingWindowLayer` keeps an int mirror of its tensor `cumulative_length`."""
 CACHES_5_5 = {
     "StaticCache": TENSOR,
     "SlidingWindowCache": TENSOR,
     "DynamicSlidingWindowLayer": INT,
     "StaticSlidingWindowLayer": INT,
+    "QuantizedCache": INT,
+    **QUANTIZED_LAYERS,
     **LAYERS_4_54,
 }
 """5.5 on, besides `DynamicCache` (`SlidingWindowCache` is an alias of `StaticCache` again)."""
-OLD_STATIC_CACHES = {"StaticCache": TENSOR, "SlidingWindowCache": TENSOR, "HybridCache": TENSOR}
-"""4.45-4.53; 4.54-4.57 make them (and OffloadedStaticCache) caches of `StaticLayer`s."""
 
 RELEASES = (
     ReleaseFacts((4, 36), (4, 37), "4.36.2", _lengths(DynamicCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False),
     ReleaseFacts(
-        (4, 38), (4, 38), "4.38.2", _lengths(DynamicCache=INT, StaticCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False
+        (4, 38),
+        (4, 38),
+        "4.38.2",
+        _lengths(DynamicCache=INT, StaticCache=INT),
+        SEEN_TOKENS_INT,
+        BOTH_METHODS,
+        False,
+        counters=_counters("seen_tokens", "StaticCache"),
     ),
     ReleaseFacts(
         (4, 39),
@@ -103,46 +142,65 @@ RELEASES = (
         (4, 42),
         (4, 44),
         "4.44.2",
-        _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE),
+        _lengths(DynamicCache=INT, StaticCache=TENSOR, SlidingWindowCache=TENSOR, HybridCache=NONE, **QUANTIZED_CACHES),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
         False,
+        counters=KIVI_COUNTERS,
     ),
     ReleaseFacts(
         (4, 45),
         (4, 45),
         "4.45.2",
-        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES, **QUANTIZED_CACHES),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
         False,
+        counters=KIVI_COUNTERS + _counters("_seen_tokens", "OffloadedStaticCache"),
     ),
     ReleaseFacts(
         (4, 46),
         (4, 48),
         "4.48.3",
-        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES, **QUANTIZED_CACHES),
         SEEN_TOKENS_NONE,
         BOTH_METHODS,
         True,
+        counters=KIVI_COUNTERS + _counters("_seen_tokens", "OffloadedStaticCache"),
     ),
     ReleaseFacts(
         (4, 49),
         (4, 53),
         "4.53.3",
-        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES),
+        _lengths(DynamicCache=INT, OffloadedStaticCache=INT, **OLD_STATIC_CACHES, **QUANTIZED_CACHES, **CHUNKED_CACHES),
         SEEN_TOKENS_NONE,
         USABLE_ONLY,
         True,
+        counters=KIVI_COUNTERS + _counters("_seen_tokens", "OffloadedStaticCache"),
     ),
     ReleaseFacts(
         (4, 54),
         (4, 55),
         "4.55.4",
-        _lengths(DynamicCache=INT, OffloadedStaticCache=TENSOR, **OLD_STATIC_CACHES, **LAYERS_4_54),
+        _lengths(
+            DynamicCache=INT,
+            OffloadedStaticCache=TENSOR,
+            **OLD_STATIC_CACHES,
+            **LAYERS_4_54,
+            **QUANTIZED_CACHES,
+            **CHUNKED_CACHES,
+        ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         True,
+        counters=_counters(
+            "cache_processor",
+            "DynamicCache",
+            "OffloadedCache",
+            "QuantizedCache",
+            "QuantoQuantizedCache",
+            "HQQQuantizedCache",
+        ),
     ),
     ReleaseFacts(
         (4, 56),
@@ -154,10 +212,14 @@ RELEASES = (
             DynamicSlidingWindowLayer=INT,
             **OLD_STATIC_CACHES,
             **LAYERS_4_54,
+            **QUANTIZED_CACHES,
+            **CHUNKED_CACHES,
+            **QUANTIZED_LAYERS,
         ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         True,
+        counters=LAYER_COUNTERS,
     ),
     ReleaseFacts(
         (4, 57),
@@ -170,10 +232,14 @@ RELEASES = (
             StaticSlidingWindowLayer=INT,
             **OLD_STATIC_CACHES,
             **LAYERS_4_54,
+            **QUANTIZED_CACHES,
+            **CHUNKED_CACHES,
+            **QUANTIZED_LAYERS,
         ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         True,
+        counters=LAYER_COUNTERS + _counters("cumulative_length", "StaticSlidingWindowLayer"),
     ),
     ReleaseFacts(
         (5, 0),
@@ -184,11 +250,14 @@ RELEASES = (
             StaticCache=TENSOR,
             DynamicSlidingWindowLayer=INT,
             StaticSlidingWindowLayer=INT,
+            QuantizedCache=INT,
             **LAYERS_4_54,
+            **QUANTIZED_LAYERS,
         ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         True,
+        counters=LAYER_COUNTERS + _counters("cumulative_length", "StaticSlidingWindowLayer"),
     ),
     ReleaseFacts(
         (5, 4),
@@ -199,11 +268,14 @@ RELEASES = (
             StaticCache=TENSOR,
             DynamicSlidingWindowLayer=INT,
             StaticSlidingWindowLayer=INT,
+            QuantizedCache=INT,
             **LAYERS_4_54,
+            **QUANTIZED_LAYERS,
         ),
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         False,
+        counters=LAYER_COUNTERS_5_4,
     ),
     ReleaseFacts(
         (5, 5),
@@ -213,25 +285,28 @@ RELEASES = (
         SEEN_TOKENS_ABSENT,
         NO_METHODS,
         False,
+        counters=LAYER_COUNTERS_5_4,
     ),
     ReleaseFacts(
         (5, 13),
         (5, 24),
         "5.24.0",
-        _lengths(DynamicCache=INT, **CACHES_5_5),
+        _lengths(DynamicCache=INT, **CACHES_5_5, **LAYERS_5_13),
         SEEN_TOKENS_ABSENT,
         MAX_ONLY,
         False,
+        counters=LAYER_COUNTERS_5_4 + _counters("cumulative_length", "BaseQuantizedLayer", "Fp8QuantizedLayer"),
     ),
     ReleaseFacts(
         (5, 25),
         (5, 25),
         "5.25.0",
-        _lengths(DynamicCache=TENSOR, **CACHES_5_5),
+        _lengths(DynamicCache=TENSOR, **CACHES_5_5, **LAYERS_5_13),
         SEEN_TOKENS_ABSENT,
         MAX_ONLY,
         False,
         frozenset({"DynamicCache"}),
+        counters=LAYER_COUNTERS_5_4 + _counters("cumulative_length", "BaseQuantizedLayer", "Fp8QuantizedLayer"),
     ),
 )
 """Every row, oldest first."""
@@ -263,6 +338,13 @@ def length_kind_in(cls: str, releases: Releases, built_without_config: bool = Fa
     if TENSOR_LENGTH in kinds:
         return TENSOR_LENGTH
     return INT_LENGTH if kinds == {INT_LENGTH} else ""
+
+
+def length_state(cls: str, releases: Releases) -> frozenset[str]:
+    """The attributes whose value the class returns as its length in any of the releases (every row
+    when none of them has the class), as `length_kind_in` reads a class the range lacks."""
+    rows = [row for row in releases if row.length_kind(cls)] or RELEASES
+    return frozenset().union(*(row.counters_of(cls) for row in rows))
 
 
 def seen_tokens_ends_lengths(row: ReleaseFacts) -> bool:
