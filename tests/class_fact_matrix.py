@@ -249,6 +249,7 @@ CLASS_SHAPES = (
         "Cache",
         not_followed="a helper method's return is not followed for the length",
     ),
+    ClassShape("arithmetic", "    def get_seq_length(self, layer_idx=0):\n        return self.n + 1\n", "Cache"),
     ClassShape("subclass", DIRECT, "Child", children=CHILD),
     ClassShape("sibling-subclass", DIRECT, "Child", children=CHILD, sibling=True),
 )

@@ -142,3 +142,116 @@ def test_a_subclass_that_rebinds_the_counter_of_a_transformers_class_is_not_int_
     imports, name = BASES[base]
     code = COUNTER_SUBCLASS.format(imports=imports, base=name, binding=binding)
     assert codes(code) == ["SLG002"] * reported
+
+
+ANNOTATED_BASE = """
+import torch
+from transformers import cache_utils as cu
+from transformers.cache_utils import Cache, QuantizedCache, QuantizedLayer, StaticLayer
+from transformers.cache_utils import QuantizedLayer as QL
+
+{subclass}
+
+def trim(ids, layer: QuantizedLayer, cache: QuantizedCache):
+    return ids[:, layer.get_seq_length():], ids[:, cache.get_seq_length():]
+"""
+BREAKS_THE_LAYER = "        self.cumulative_length = torch.zeros(())"
+KEEPS_THE_LAYER = "        self.cumulative_length += key_states.shape[-2]"
+
+
+def layer_subclass(base: str, body: str, indent: str = "") -> str:
+    lines = [f"class B({base}):", "    def update(self, key_states, value_states, cache_kwargs=None):", body]
+    return "\n".join(indent + line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("subclass", "reported"),
+    [
+        pytest.param(layer_subclass("QL", BREAKS_THE_LAYER), ["layer"], id="base-imported-as-another-name"),
+        pytest.param(layer_subclass("cu.QuantizedLayer", BREAKS_THE_LAYER), ["layer"], id="base-through-a-module"),
+        pytest.param(
+            "Base = QuantizedLayer\n" + layer_subclass("Base", BREAKS_THE_LAYER), ["layer"], id="base-through-an-alias"
+        ),
+        pytest.param(
+            "def make():\n" + layer_subclass("QuantizedLayer", BREAKS_THE_LAYER, "    "), ["layer"], id="in-a-function"
+        ),
+        pytest.param(
+            "class Outer:\n" + layer_subclass("QuantizedLayer", BREAKS_THE_LAYER, "    "), ["layer"], id="in-a-class"
+        ),
+        pytest.param(
+            "class A(QuantizedLayer):\n    pass\n" + layer_subclass("A", BREAKS_THE_LAYER),
+            ["layer"],
+            id="below-a-subclass",
+        ),
+        pytest.param(
+            "class B(QuantizedLayer):\n    def get_seq_length(self):\n        return torch.zeros(())",
+            ["layer"],
+            id="own-method-returns-a-tensor",
+        ),
+        pytest.param(
+            "class B(QuantizedLayer):\n    get_seq_length = lambda self: torch.zeros(())",
+            ["layer"],
+            id="own-method-bound-in-the-body",
+        ),
+        pytest.param(
+            "class Q(QuantizedCache):\n    def __init__(self, config):\n"
+            "        super().__init__('quanto', config)\n        self.layers = [StaticLayer(max_cache_len=8)]",
+            ["cache"],
+            id="cache-subclass-rebinds-its-layers",
+        ),
+        pytest.param(
+            "class Q(QuantizedCache):\n    def __init__(self, config):\n"
+            "        Cache.__init__(self, layers=[StaticLayer(max_cache_len=8)])",
+            ["cache"],
+            id="cache-subclass-hands-layers-to-a-base",
+        ),
+        pytest.param(
+            "class A(QuantizedLayer):\n    pass\n"
+            + layer_subclass("A", BREAKS_THE_LAYER)
+            + "\n\ndef trim_a(ids, a: A):\n    return ids[:, a.get_seq_length():]",
+            ["a", "layer"],
+            id="below-an-annotated-subclass",
+        ),
+        pytest.param(
+            "Base = QuantizedLayer\n" + layer_subclass("Base", KEEPS_THE_LAYER), [], id="silent-alias-counts-ints"
+        ),
+        pytest.param(layer_subclass("QL", KEEPS_THE_LAYER), [], id="silent-renamed-base-counts-ints"),
+        pytest.param(
+            "class B(QuantizedLayer):\n    def get_seq_length(self):\n        return super().get_seq_length() + 1",
+            [],
+            id="silent-own-method-adds-to-the-base",
+        ),
+    ],
+)
+def test_any_subclass_of_the_module_that_may_not_count_an_int_makes_its_transformers_base_unknown(
+    subclass: str, reported: list[str]
+) -> None:
+    """However its base is spelled and wherever the module defines it, a subclass that binds the
+    counter, returns its own length or replaces the layers may stand where the base is annotated."""
+    findings = analyze_source(textwrap.dedent(ANNOTATED_BASE.format(subclass=subclass)), "m.py")
+    names = ("layer", "cache", "a")
+    assert sorted({name for f in findings for name in names if f"`{name}.get_seq_length()`" in f.message}) == reported
+
+
+SUPER_LENGTH = """
+import torch
+from transformers.cache_utils import QuantizedLayer
+
+class B(QuantizedLayer):
+    def update(self, key_states, value_states, cache_kwargs=None):
+        {binding}
+
+    def get_seq_length(self):
+        return super().get_seq_length() + 1
+
+    def window(self, ids):
+        return ids[:, super().get_seq_length():]
+"""
+
+
+@pytest.mark.parametrize(("binding", "reported"), [(KEEPS_THE_LAYER, []), (BREAKS_THE_LAYER, [10, 13])])
+def test_super_gives_the_base_length_read_on_the_subclass_own_state(binding: str, reported: list[int]) -> None:
+    """`super().get_seq_length()` runs the base's method on an object of the subclass: an int while the
+    subclass (and any class below it) binds the base's counter only to ints."""
+    findings = analyze_source(textwrap.dedent(SUPER_LENGTH.format(binding=binding.strip())), "m.py")
+    assert sorted({finding.line for finding in findings}) == reported

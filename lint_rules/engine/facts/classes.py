@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-import functools
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -39,10 +39,18 @@ from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.facts.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
 from lint_rules.engine.facts.module_text import lines_mentioning, top_level_statements
-from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in, length_state
+from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
+from lint_rules.engine.facts.transformers_subclasses import (
+    all_classes,
+    binds_counters_to_ints,
+    counters_of_bases,
+    some_subclass_may_break,
+)
 
 MAX_MODULE_DEPTH = 4
+NESTED_CLASS = re.compile(r"^[ \t]+class\s", re.MULTILINE)
+"""A `class` statement inside a block: the text of a module whose classes are not all at its top."""
 
 REPLICATED_LAYER_CLASS = "layer_class_to_replicate"
 """The keyword of transformers' `Cache.__init__` naming the class of every layer `update` adds."""
@@ -94,6 +102,8 @@ class ClassFacts:
         self._bindings: dict[int, AttributeBindings] = {}
         self._subclasses: dict[int, list[ast.ClassDef]] | None = None
         self._rebinding_subclasses: dict[str, bool] = {}
+        self._every_class: list[ast.ClassDef] | None = None
+        self._counters_kept_below: dict[int, bool] = {}
         self._expression_lines: list[int] | None = None
 
     # ----- where names come from --------------------------------------------------------------
@@ -143,13 +153,16 @@ class ClassFacts:
 
     # ----- length kinds -----------------------------------------------------------------------
 
-    def length_kind_of_name(self, name: str) -> str:
+    def length_kind_of_name(self, name: str, as_a_base: bool = False) -> str:
         """ "int", "tensor" or "" (unknown) for a class named in this module (`DynamicCache`,
-        `transformers.DynamicCache`, a local class, an import from the same package)."""
+        `transformers.DynamicCache`, a local class, an import from the same package). `as_a_base`:
+        the class's own kind, for an object of a subclass whose state the caller checks
+        (`keeps_int_state`): other subclasses of it, and what they override, do not count."""
         prefix, _, last = name.rpartition(".")
         if prefix:
             kind = self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
-            return "" if kind == INT_LENGTH and self.rebound_transformers_counters(prefix, name, last) else kind
+            breaks = not as_a_base and self.rebound_transformers_counters(prefix, last)
+            return "" if kind == INT_LENGTH and breaks else kind
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
@@ -159,7 +172,7 @@ class ClassFacts:
         module, original = imported
         if is_transformers_module(module):
             kind = self.transformers_kind(original)
-            if kind == INT_LENGTH and self.rebound_transformers_counters(module, name, original):
+            if kind == INT_LENGTH and not as_a_base and self.rebound_transformers_counters(module, original):
                 return ""
             return kind or self.declared_kind(module, original)
         if self.declared_kind(module, original):
@@ -168,29 +181,29 @@ class ClassFacts:
         kind = other.length_kind_of_name(original) if other is not None else ""
         return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
 
-    def rebound_transformers_counters(self, module: str, name: str, original: str) -> bool:
-        """`name` is transformers' class `original` (through `module`, an import or a module prefix), and
-        a class of this module derives from it and binds a counter its length is
-        (`releases.ReleaseFacts.counters`) to something other than an int."""
+    def rebound_transformers_counters(self, module: str, original: str) -> bool:
+        """`original` is transformers' class (through `module`, an import or a module prefix), and a
+        class of this module derives from it without keeping its int length (`transformers_subclasses`)."""
         if not (is_transformers_module(module) or self.names_transformers_module(module)):
             return False
-        return self.a_subclass_rebinds_state(name, length_state(original, self.releases))
+        key = f"transformers:{original}"
+        if key not in self._rebinding_subclasses:
+            self._rebinding_subclasses[key] = False  # what a subclass asks of its base meanwhile: the table's kind
+            self._rebinding_subclasses[key] = some_subclass_may_break(self, original)
+        return self._rebinding_subclasses[key]
 
     def names_transformers_module(self, prefix: str) -> bool:
         """`prefix` of a dotted name is one of transformers' modules: `transformers.cache_utils`, or a
         name a module-level import binds to one (`from transformers import cache_utils as cu`)."""
         return prefix in TRANSFORMERS_MODULES or is_transformers_module(self.bound_modules().get(prefix, ""))
 
-    def a_subclass_rebinds_state(self, name: str, transformers_state: frozenset[str] | None = None) -> bool:
+    def a_subclass_rebinds_state(self, name: str) -> bool:
         """A class of this module derives from the imported class `name` and binds (in its methods or
-        its body) an attribute that class binds (`transformers_state` for one of transformers') to
-        something other than an int: an object of the imported class may be one of those."""
+        its body) an attribute that class binds to something other than an int: an object of the
+        imported class may be one of those."""
         if name not in self._rebinding_subclasses:
-            if transformers_state is not None:
-                state: set[str] | None = set(transformers_state)
-            else:
-                found = self.class_named(name)
-                state = found[0].instance_attributes(found[1]) if found is not None else None
+            found = self.class_named(name)
+            state = found[0].instance_attributes(found[1]) if found is not None else None
             self._rebinding_subclasses[name] = any(
                 self.rebinds(self.bindings(member), state)
                 for member in self.classes.values()
@@ -263,12 +276,30 @@ class ClassFacts:
         if own is not None and is_abstract(own):
             return INT_LENGTH if self.every_subclass_int(cls) else ""
         if own is not None:
-            delegated = functools.partial(self.delegates_to_int_length, cls)
-            if returns_only_ints(own, self.int_attributes(cls), delegated):
+            if self.own_method_returns_ints(cls, own):
                 return INT_LENGTH
             return TENSOR_LENGTH if returns_a_tensor(own, self.tensor_attributes(cls)) else ""
         inherited = self.bases_length_kind(cls)
-        return inherited if inherited != INT_LENGTH or self.keeps_int_state(cls) else ""
+        if inherited != INT_LENGTH:
+            return inherited
+        return INT_LENGTH if self.keeps_int_state(cls) and self.counters_kept_below(cls) else ""
+
+    def own_method_returns_ints(
+        self, cls: ast.ClassDef, own: ast.FunctionDef | ast.AsyncFunctionDef, over_an_int_base: bool = False
+    ) -> bool:
+        """`over_an_int_base`: `super().get_seq_length()` counts as an int (what the base returns for
+        an object that keeps the base's counters ints)."""
+
+        def delegated(value: ast.expr) -> bool:
+            return (over_an_int_base and asks_the_base(value)) or self.delegates_to_int_length(cls, value)
+
+        def asks_the_base(value: ast.expr) -> bool:
+            if not (isinstance(value, ast.Call) and ex.getter_name(value) in self.source_methods):
+                return False
+            receiver = ex.getter_receiver(value)
+            return receiver is not None and ex.is_super_call(receiver)
+
+        return returns_only_ints(own, self.int_attributes(cls), delegated)
 
     def every_subclass_int(self, cls: ast.ClassDef) -> bool:
         """A private base whose source method is abstract: every subclass in the package is int (`subclasses`)."""
@@ -296,10 +327,11 @@ class ClassFacts:
         own = self.bindings(cls)
         inherited, _ = self.lineage_bindings(cls)
         elsewhere = any(map(self.has_base_elsewhere, self.lineage(cls)))
+        counters = counters_of_bases(self, cls)
         shared = [
             value
             for attribute, values in own.values.items()
-            if elsewhere or len(inherited.get(attribute, [])) > len(values) or attribute == "layers"
+            if elsewhere or len(inherited.get(attribute, [])) > len(values) or attribute in ("layers", *counters)
             for value in values
         ]
         state = self.instance_attributes(cls)
@@ -456,10 +488,33 @@ class ClassFacts:
             return bool(value.elts) and all(self.constructed_kind(element) == INT_LENGTH for element in value.elts)
         return False
 
+    def super_length_kind(self, cls: ast.ClassDef) -> str:
+        """What `super().get_seq_length()` gives in a method of `cls`: its bases' length, read on an
+        object of `cls` or of a subclass of it in the module, each of which must bind the counters of
+        its transformers bases (`ReleaseFacts.counters`) only to ints."""
+        kind = self.bases_length_kind(cls)
+        return "" if kind == INT_LENGTH and not self.counters_kept_below(cls) else kind
+
+    def every_class(self) -> list[ast.ClassDef]:
+        """The module's classes at any depth (in a function, in a class), read once."""
+        if self._every_class is None:
+            nested = self.text is None or NESTED_CLASS.search(self.text) is not None
+            top = [node for node in self.tree.body if isinstance(node, ast.ClassDef)]
+            self._every_class = all_classes(self.tree) if nested else top
+        return self._every_class
+
+    def counters_kept_below(self, cls: ast.ClassDef) -> bool:
+        """`cls` and every class of the module below it bind the counters of their transformers bases
+        only to ints: an object of any of them may be where `cls` is expected."""
+        if id(cls) not in self._counters_kept_below:
+            below = [other for other in self.every_class() if cls in self.lineage(other)]
+            self._counters_kept_below[id(cls)] = all(binds_counters_to_ints(self, other) for other in below)
+        return self._counters_kept_below[id(cls)]
+
     def bases_length_kind(self, cls: ast.ClassDef) -> str:
         """The length kind `cls` inherits: that of its first base that has one."""
         for base in cls.bases:
-            kind = self.length_kind_of_name(ex.dotted_name(base))
+            kind = self.length_kind_of_name(ex.dotted_name(base), as_a_base=True)
             if kind:
                 return kind
         return ""
@@ -686,14 +741,18 @@ def returns_a_tensor(function: ast.FunctionDef | ast.AsyncFunctionDef, tensor_at
     return False
 
 
+INT_PRESERVING_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+"""Two ints give an int (`/` gives a float)."""
+
+
 def returns_only_ints(
     function: ast.FunctionDef | ast.AsyncFunctionDef,
     int_attributes: frozenset[str],
     delegated: Callable[[ast.expr], bool] = lambda value: False,
 ) -> bool:
     """Every `return` of the function gives an int: structurally, through `self.attr` assigned only
-    ints, as the length of an int-length object it holds (`delegated`), or through a local every
-    binding of which is one of those."""
+    ints, as the length of an int-length object it holds (`delegated`), through a local every
+    binding of which is one of those, or by adding, subtracting or multiplying such ints."""
     returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
     local_values = bindings_of(function)  # a loop, `with`, walrus or unpacking target binds None
     parameters = {argument.arg for argument in ex.arguments_of(function)}
@@ -701,6 +760,8 @@ def returns_only_ints(
     def is_int(value: ast.expr, through_locals: bool = True) -> bool:
         if isinstance(value, ast.IfExp):
             return is_int(value.body, through_locals) and is_int(value.orelse, through_locals)
+        if isinstance(value, ast.BinOp) and isinstance(value.op, INT_PRESERVING_OPERATORS):
+            return is_int(value.left, through_locals) and is_int(value.right, through_locals)
         key = ex.dotted_name(value)
         if key.startswith("self.") and key.count(".") == 1:
             return key.removeprefix("self.") in int_attributes

@@ -88,9 +88,9 @@ OLD_STATIC_CACHES = {"StaticCache": TENSOR, "SlidingWindowCache": TENSOR, "Hybri
 """4.45-4.53; 4.54-4.57 make them (and OffloadedStaticCache) caches of `StaticLayer`s."""
 QUANTIZED_CACHES = {"QuantizedCache": INT, "QuantoQuantizedCache": INT, "HQQQuantizedCache": INT, "OffloadedCache": INT}
 """4.42-4.57: the KIVI caches count an int (`_seen_tokens`, then their layers' `cumulative_length`);
-`OffloadedCache` is a `DynamicCache`. 5.x keeps only `QuantizedCache`."""
+`OffloadedCache` (from 4.44) is a `DynamicCache`. 5.x keeps only `QuantizedCache`."""
 CHUNKED_CACHES = {"HybridChunkedCache": TENSOR, "OffloadedHybridCache": TENSOR}
-"""4.53-4.57: they sum a tensor of occupied slots."""
+"""4.51-4.57 (`OffloadedHybridCache` from 4.52): they sum a tensor of occupied slots."""
 QUANTIZED_LAYERS = {"QuantizedLayer": INT, "QuantoQuantizedLayer": INT, "HQQQuantizedLayer": INT}
 """4.56 on: a `cumulative_length` int counter."""
 LAYERS_5_13 = {
@@ -99,7 +99,9 @@ LAYERS_5_13 = {
     "DynamicIndexedLayer": INT,
     "StaticIndexedLayer": TENSOR,
 }
-"""5.13 on: `StaticIndexedLayer` returns a tensor, as `StaticLayer` does."""
+"""In the 5.13-5.24 row's wheel: the indexed layers exist from 5.11, the base and fp8 quantized layers
+from 5.21 (read in each minor's wheel). A range the rows give without the class falls back to every
+row (`length_kind_in`), where its kind is the same."""
 KIVI_COUNTERS = _counters("_seen_tokens", "QuantizedCache", "QuantoQuantizedCache", "HQQQuantizedCache")
 LAYER_COUNTERS = _counters(
     "cumulative_length", "DynamicSlidingWindowLayer", "QuantizedLayer", "QuantoQuantizedLayer", "HQQQuantizedLayer"

@@ -115,7 +115,7 @@ def has_int_length(receiver: ast.expr, definition: Definition, module: ModuleFac
     if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
         return module.classes.length_kind(cls) == INT_LENGTH
     if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
-        return module.classes.bases_length_kind(cls) == INT_LENGTH
+        return module.classes.super_length_kind(cls) == INT_LENGTH
     return module.classes.constructed_kind(receiver) == INT_LENGTH
 
 

@@ -486,7 +486,7 @@ class ValueWalker:
         if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
             return self.module.classes.length_kind(cls)
         if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
-            return self.module.classes.bases_length_kind(cls)
+            return self.module.classes.super_length_kind(cls)
         key = subject_key(receiver)
         held = state.kind(key) if key else ""
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
