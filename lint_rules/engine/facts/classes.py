@@ -161,7 +161,7 @@ class ClassFacts:
         prefix, _, last = name.rpartition(".")
         if prefix:
             kind = self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
-            breaks = not as_a_base and self.rebound_transformers_counters(prefix, last)
+            breaks = not as_a_base and self.a_subclass_breaks_transformers_int(prefix, last)
             return "" if kind == INT_LENGTH and breaks else kind
         local = self.classes.get(name)
         if local is not None:
@@ -172,7 +172,7 @@ class ClassFacts:
         module, original = imported
         if is_transformers_module(module):
             kind = self.transformers_kind(original)
-            if kind == INT_LENGTH and not as_a_base and self.rebound_transformers_counters(module, original):
+            if kind == INT_LENGTH and not as_a_base and self.a_subclass_breaks_transformers_int(module, original):
                 return ""
             return kind or self.declared_kind(module, original)
         if self.declared_kind(module, original):
@@ -181,7 +181,7 @@ class ClassFacts:
         kind = other.length_kind_of_name(original) if other is not None else ""
         return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
 
-    def rebound_transformers_counters(self, module: str, original: str) -> bool:
+    def a_subclass_breaks_transformers_int(self, module: str, original: str) -> bool:
         """`original` is transformers' class (through `module`, an import or a module prefix), and a
         class of this module derives from it without keeping its int length (`transformers_subclasses`)."""
         if not (is_transformers_module(module) or self.names_transformers_module(module)):
