@@ -255,3 +255,13 @@ def test_super_gives_the_base_length_read_on_the_subclass_own_state(binding: str
     subclass (and any class below it) binds the base's counter only to ints."""
     findings = analyze_source(textwrap.dedent(SUPER_LENGTH.format(binding=binding.strip())), "m.py")
     assert sorted({finding.line for finding in findings}) == reported
+
+
+@pytest.mark.parametrize("line_break", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_a_subclass_nested_in_a_function_is_found_whatever_the_line_breaks(line_break: str) -> None:
+    """The nested classes are looked for only in a text that may hold one (`may_nest_classes`): a file
+    whose lines end in `\\r` alone is searched too."""
+    subclass = "def make():\n" + layer_subclass("QuantizedLayer", BREAKS_THE_LAYER, "    ")
+    text = textwrap.dedent(ANNOTATED_BASE.format(subclass=subclass)).replace("\n", line_break)
+    findings = analyze_source(text, "m.py")
+    assert any("`layer.get_seq_length()`" in finding.message for finding in findings)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -38,7 +37,7 @@ from lint_rules.engine.facts.counters import bindings_of
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.facts.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
-from lint_rules.engine.facts.module_text import lines_mentioning, top_level_statements
+from lint_rules.engine.facts.module_text import lines_mentioning, may_nest_classes, top_level_statements
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
 from lint_rules.engine.facts.transformers_subclasses import (
@@ -49,7 +48,6 @@ from lint_rules.engine.facts.transformers_subclasses import (
 )
 
 MAX_MODULE_DEPTH = 4
-NESTED_CLASS = re.compile(r"^[ \t]+class\s", re.MULTILINE)
 """A `class` statement inside a block: the text of a module whose classes are not all at its top."""
 
 REPLICATED_LAYER_CLASS = "layer_class_to_replicate"
@@ -498,7 +496,7 @@ class ClassFacts:
     def every_class(self) -> list[ast.ClassDef]:
         """The module's classes at any depth (in a function, in a class), read once."""
         if self._every_class is None:
-            nested = self.text is None or NESTED_CLASS.search(self.text) is not None
+            nested = self.text is None or may_nest_classes(self.text)
             top = [node for node in self.tree.body if isinstance(node, ast.ClassDef)]
             self._every_class = all_classes(self.tree) if nested else top
         return self._every_class

@@ -22,6 +22,17 @@ def mentions_any(text: str | bytes, names: Sequence[str]) -> bool:
     return any(name in text for name in names)
 
 
+NESTED_CLASS = re.compile(r"\n[ \t\f]+class\s")
+NESTED_CLASS_AFTER_CR = re.compile(r"\r[ \t\f]+class\s")
+
+
+def may_nest_classes(text: str) -> bool:
+    """False when no class statement of the module can be indented (in a function, a class, an `if`):
+    one starts its own line. The search is for a literal line break, not a `^` in multiline mode,
+    which is tried at every offset (four times slower); a text with `\r` line breaks looks again."""
+    return NESTED_CLASS.search(text) is not None or ("\r" in text and NESTED_CLASS_AFTER_CR.search(text) is not None)
+
+
 def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False) -> list[int]:
     """The 1-based numbers of the lines where any of `names` occurs (with `whole_words`, not as part
     of a longer identifier), sorted."""

@@ -48,10 +48,7 @@ def binds_counters_to_ints(facts: ClassFacts, cls: ast.ClassDef, counters: froze
     counters |= counters_of_bases(facts, cls)
     if not counters:
         return True
-    bindings = [facts.bindings(member) for member in facts.lineage(cls)]
-    bound = [value for each in bindings for counter in counters for value in each.values.get(counter, [])]
-    bound += [value for each in bindings for counter in counters for value in each.class_level.get(counter, [])]
-    return not any(each.opaque for each in bindings) and all(map(ex.is_structurally_int, bound))
+    return not any(facts.rebinds(facts.bindings(member), set(counters)) for member in facts.lineage(cls))
 
 
 def derives(facts: ClassFacts, cls: ast.ClassDef, original: str) -> bool:
