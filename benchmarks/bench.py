@@ -64,7 +64,7 @@ def transformers_tree(version: str) -> Path:
     target = CACHE / f"transformers-{version}"
     tree = target / "transformers"
     if tree.is_dir():
-        return tree
+        return with_neutral_config(tree)
     CACHE.mkdir(parents=True, exist_ok=True)
     wheel = CACHE / f"transformers-{version}-py3-none-any.whl"
     if not wheel.exists():
@@ -85,6 +85,17 @@ def transformers_tree(version: str) -> Path:
     with zipfile.ZipFile(wheel) as archive:
         members = [name for name in archive.namelist() if name.startswith("transformers/")]
         archive.extractall(target, members)
+    return with_neutral_config(tree)
+
+
+NEUTRAL_CONFIG = "[tool.seqlen-guard]\n"
+
+
+def with_neutral_config(tree: Path) -> Path:
+    """The tree, with an empty `[tool.seqlen-guard]` table in the folder the runs start from (its
+    parent): the range of releases is then every one the table knows, not the one this repository's
+    pyproject.toml pins for its own tests, which a run from there would find above the tree."""
+    (tree.parent / "pyproject.toml").write_text(NEUTRAL_CONFIG, encoding="utf-8")
     return tree
 
 

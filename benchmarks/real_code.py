@@ -39,6 +39,10 @@ from typing import Any
 
 from lint_rules.rules import ALL_CODES
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench import NEUTRAL_CONFIG  # an empty table: no pyproject.toml of the engine or of a package applies
+
 DEFAULT_REQUIREMENTS = (
     "transformers==5.5.3",
     "transformers==5.24.0",
@@ -112,8 +116,6 @@ DEFAULT_REQUIREMENTS = (
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
-# An empty table, so that no pyproject.toml of the engine or of a package applies.
-NEUTRAL_CONFIG = "[tool.seqlen-guard]\n"
 FINDING_KEYS = ("line", "column", "code", "message", "function", "compiled_region")
 SOURCE_MARKER = b"get_seq_length"
 # The keys of a package's table in --declarations that go into its [tool.seqlen-guard] table.
