@@ -26,6 +26,17 @@ def split_lines(text: str, keepends: bool = False) -> list[str]:
     return lines if keepends else [line.rstrip("\r\n") for line in lines]
 
 
+def lf_text(text: str) -> str:
+    """The text with `\r\n` and `\r` written as `\n`: the lines Python's tokenizer reads, numbered
+    alike, for the text searches that look for `\n` (a Windows checkout ends its lines in `\r\n`)."""
+    return text if "\r" not in text else text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def lf_bytes(data: bytes) -> bytes:
+    """`lf_text` for a file's bytes."""
+    return data if b"\r" not in data else data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
 def line_of_offset(raw: bytes, offset: int) -> int:
     """The line the byte at `offset` is on, counting line breaks as `split_lines` does."""
     before = raw[:offset]

@@ -64,6 +64,26 @@ def test_flake8_checker_and_fixer_report_the_same_findings(sample: Path) -> None
     assert (flake8.returncode, checker.returncode, fixer.returncode) == (1, 1, 1)
 
 
+FLAG_BOUND_ONCE = "def generate(ids, cache):\n    use_static = False\n    n = cache.get_seq_length()\n" + (
+    "    if use_static:\n        ids = ids[:, n:]\n    return ids[:, n:]\n"
+)
+
+
+@pytest.mark.parametrize("line_break", ["\r\n", "\r"], ids=["crlf", "cr"])
+def test_flake8_checker_and_fixer_agree_on_a_file_without_lf_line_breaks(tmp_path: Path, line_break: str) -> None:
+    """flake8 hands the plugin the lines with `\n` breaks; the checker and the fixer read the file's
+    own: the dead branch of `use_static` (bound once to False) is silent in all three, the use after
+    it reported in all three."""
+    path = tmp_path / "windows.py"
+    path.write_bytes(FLAG_BOUND_ONCE.replace("\n", line_break).encode())
+    flake8 = run("-m", "flake8", "--select=SLG", str(path))
+    checker = run("-m", "lint_rules", str(path))
+    fixer = run("-m", "fixers.rewrite", "--check", str(path))
+    from_fixer = sorted(line.rsplit(" [", 1)[0] for line in finding_lines(fixer.stderr))
+    assert finding_lines(flake8.stdout) == finding_lines(checker.stdout) == from_fixer
+    assert [line.split(":")[1] for line in finding_lines(checker.stdout)] == ["6"], checker.stdout
+
+
 def test_noqa_silences_the_same_findings_everywhere(sample: Path) -> None:
     checker = run("-m", "lint_rules", "--show-silenced", str(sample))
     silenced = [line for line in checker.stdout.splitlines() if line.endswith("(silenced by noqa)")]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.module_text import import_statements
+from lint_rules.lines import lf_bytes
 
 
 def module_name_of(path: str) -> tuple[str, Path | None]:
@@ -157,9 +158,11 @@ def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str
 
 @functools.lru_cache(maxsize=32)
 def file_bytes(file: Path, stamp: int) -> bytes:
-    """The file's bytes, kept for the few files asked about in turn (`stamp`: see `imports.file_stamp`)."""
+    """The file's bytes for the text searches of other modules, its line breaks written as `\n`
+    (`lf_bytes`: the searches look for a line start after `\n`), kept for the few files asked about
+    in turn (`stamp`: see `imports.file_stamp`)."""
     try:
-        return read_bytes(file)
+        return lf_bytes(read_bytes(file))
     except OSError:
         return b""
 

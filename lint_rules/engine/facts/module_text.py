@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TypeGuard
 
-from lint_rules.lines import split_lines
+from lint_rules.lines import lf_text, split_lines
 
 DEFAULT_SOURCE_METHODS: tuple[str, ...] = ("get_seq_length", "get_query_offset")
 """`Cache.get_query_offset(layer_idx)` (transformers 5.2x) returns `get_seq_length(layer_idx)`: the same tensor."""
@@ -185,6 +185,7 @@ def bool_bindings(text: str) -> list[tuple[int, str]]:
     """(line, name) for each line that binds a name to True or False alone (`flag = False`, spaced as
     PEP 8 writes it), in line order; the value is searched first (one pass for both values), then its
     line matched (a regex anchored at every line start is ten times slower)."""
+    text = lf_text(text)
     found = []
     for value in BOOL_VALUE.finditer(text):
         position = value.start() - 1
