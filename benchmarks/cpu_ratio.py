@@ -7,7 +7,7 @@ The floor is a bare `python -c` that walks TREE with `pathlib.rglob('*.py')`, re
 TREE`. Each round runs the two in turn; each side's best round counts (user + sys of the child).
 This is the second of the two speed measures (bench.py's floor is measured inside one process).
 `lint_rules` is compiled to bytecode first, as an installed package is: with PYTHONDONTWRITEBYTECODE
-set (this machine sets it), a module edited since its last compilation would be compiled from
+set (the development machine sets it), a module edited since its last compilation would be compiled from
 source in every run (about 20 ms for the largest two). Both run in a folder whose pyproject.toml
 has an empty `[tool.seqlen-guard]` table, so that the range of releases is every one the table
 knows, not the one this repository's own pyproject.toml pins for its tests.
