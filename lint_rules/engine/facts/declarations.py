@@ -36,7 +36,7 @@ from lint_rules.engine.facts.caches import (
     is_transformers_module,
 )
 from lint_rules.engine.facts.definitions import statements_at_lines
-from lint_rules.engine.facts.module_text import lines_mentioning, mentions_any
+from lint_rules.engine.facts.module_text import defines, has_call, lines_mentioning, mentions_any
 
 if TYPE_CHECKING:
     from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -119,7 +119,7 @@ def tensor_length_classes(facts: ModuleFacts) -> Iterator[tuple[int, str]]:
     text = facts.source.text
     if not (
         mentions_any(text, sorted(TENSOR_LENGTH_CLASSES))
-        or mentions_any(text, [f"def {method}(" for method in sorted(facts.source_methods)])
+        or any(defines(text, method) for method in sorted(facts.source_methods))
         or classes.in_transformers_table_module()
         or any(map(classes.has_package_base, classes.classes.values()))
     ):
@@ -158,7 +158,7 @@ def imported_tensor_length_classes(facts: ModuleFacts) -> list[str]:
         for name, (module, _) in facts.classes.imports().items()
         if not is_transformers_module(module)
         and name[:1].isupper()
-        and (f"{name}(" in text or f"{name}.from_" in text)
+        and (has_call(text, name) or f"{name}.from_" in text)
         and facts.classes.length_kind_of_name(name) == TENSOR_LENGTH
     ]
 

@@ -127,8 +127,8 @@ class ModuleFacts:
 
 
 def binds_itself(name: str, text: str) -> bool:
-    """The module binds `self.name` or defines `name` (the literals first: the pattern has no fixed
-    prefix to scan for, and `seen_tokens` is in every `past_seen_tokens`)."""
-    if f"self.{name}" not in text and f"def {name}" not in text:
-        return False
-    return re.search(rf"(?:self\.{name}\s*=[^=]|def {name}\b)", text) is not None
+    """The module binds `self.name` or defines `name` (however spaced after `def`), each searched
+    from a literal (`seen_tokens` is in every `past_seen_tokens`)."""
+    if f"self.{name}" in text and re.search(rf"self\.{name}\s*=[^=]", text) is not None:
+        return True
+    return name in text and re.search(rf"def[ \t]+{name}\b", text) is not None

@@ -7,7 +7,7 @@ import ast
 import functools
 import re
 from collections.abc import Iterator, Sequence
-from typing import TypeGuard
+from typing import AnyStr, TypeGuard
 
 from lint_rules.lines import lf_text, split_lines
 
@@ -31,6 +31,50 @@ def may_nest_classes(text: str) -> bool:
     one starts its own line. The search is for a literal line break, not a `^` in multiline mode,
     which is tried at every offset (four times slower); a text with `\r` line breaks looks again."""
     return NESTED_CLASS.search(text) is not None or ("\r" in text and NESTED_CLASS_AFTER_CR.search(text) is not None)
+
+
+# ----- spellings: PEP 8 writes `f(x)` and `def f(x)`; Python also takes `f (x)` and `def  f (x)`. A
+# text search looks for the PEP 8 literal first and, where it is missing but the name occurs, for any
+# spaces or tabs before the parenthesis and after `def`. (Spaces around a dot, `a . f(x)`, are not
+# looked for: README Limits.)
+
+CALL_PARENTHESIS = r"[ \t]*\("
+
+
+def has_call(text: str, name: str) -> bool:
+    """`name(` (a dotted `name` too: `m.f(`), however spaced before the parenthesis."""
+    return spelled(text, f"{name}(", name, call_of(name))
+
+
+def defines(text: str | bytes, name: str) -> bool:
+    """A `def name(` in the text (`async def` too), however spaced."""
+    if isinstance(text, bytes):
+        return spelled(text, f"def {name}(".encode(), name.encode(), def_of_in_bytes(name))
+    return spelled(text, f"def {name}(", name, def_of(name))
+
+
+def spelled(text: AnyStr, literal: AnyStr, name: AnyStr, pattern: re.Pattern[AnyStr]) -> bool:
+    """The PEP 8 `literal` is in the text, or `name` is and `pattern` (any spelling) matches."""
+    return literal in text or (name in text and pattern.search(text) is not None)
+
+
+DEF_OF = r"def[ \t]+{}" + CALL_PARENTHESIS
+"""Scanned for the literal `def`, then the rest checked: fast on a module's many `def`s."""
+
+
+@functools.lru_cache(maxsize=256)
+def call_of(name: str) -> re.Pattern[str]:
+    return re.compile(re.escape(name) + CALL_PARENTHESIS)
+
+
+@functools.lru_cache(maxsize=256)
+def def_of(name: str) -> re.Pattern[str]:
+    return re.compile(DEF_OF.format(re.escape(name)))
+
+
+@functools.lru_cache(maxsize=256)
+def def_of_in_bytes(name: str) -> re.Pattern[bytes]:
+    return re.compile(DEF_OF.format(re.escape(name)).encode())
 
 
 def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False) -> list[int]:

@@ -50,7 +50,7 @@ from lint_rules.engine.facts.imports import (
     re_export_source,
     read_bytes,
 )
-from lint_rules.engine.facts.module_text import lines_mentioning, torch_aliases
+from lint_rules.engine.facts.module_text import def_of, lines_mentioning, torch_aliases
 from lint_rules.engine.facts.package import Graph, package_files
 from lint_rules.engine.facts.receiver_classes import may_show_receivers, receiver_classes
 
@@ -171,7 +171,7 @@ def only_overrides_extend(text: str, method: str) -> bool:
     lines = text.splitlines()
     for line in lines_mentioning(text, [method], whole_words=True):
         index = line - 1
-        if lines[index].lstrip().startswith((f"def {method}(", f"async def {method}(")):
+        if def_of(method).match(lines[index].lstrip().removeprefix("async").lstrip()):
             if is_decorated(lines, index):
                 return False
         elif enclosing_def(lines, index) != method:
@@ -229,7 +229,7 @@ def may_call_through(text: str, method: str, classes: frozenset[str]) -> bool:
         end = start + len(call)
         if CALL_PARENTHESIS.match(text, end):
             receiver = RECEIVER_BEFORE.search(text, max(start - 200, 0), start)
-            receivers.add(receiver.group(1) if receiver else "")
+            receivers.add(SUPER_CALL.sub("super()", receiver.group(1)) if receiver else "")
         start = text.find(call, end)
     if receivers & {"self", "cls", "super()"} and derives_from_any(text, classes):
         return True
@@ -247,7 +247,8 @@ def is_plain_or_attribute(receiver: str) -> bool:
 
 
 CALL_PARENTHESIS = re.compile(r"\s*\(")
-RECEIVER_BEFORE = re.compile(r"(super\(\)|(?<![\w.])[A-Za-z_][\w.]*)$")
+RECEIVER_BEFORE = re.compile(r"(super[ \t]*\([ \t]*\)|(?<![\w.])[A-Za-z_][\w.]*)$")
+SUPER_CALL = re.compile(r"^super[ \t]*\([ \t]*\)$")
 
 
 def derives_from_any(text: str, classes: frozenset[str]) -> bool:

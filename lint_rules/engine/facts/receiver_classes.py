@@ -71,13 +71,13 @@ def constructed_class(value: ast.expr) -> str:
 
 def may_show_receivers(text: str, name: str) -> bool:
     """Cheaply, from the text: the class is constructed or annotated (`Name(`, `Name |`, `: Name`,
-    `[Name`, `| Name`, `"Name`), not only imported or subclassed."""
+    `[Name`, `| Name`, `"Name`, however spaced), not only imported or subclassed."""
     start = text.find(name)
     while start >= 0:
         end = start + len(name)
-        before, after = text[max(start - 2, 0) : start], text[end : end + 2]
+        before, after = text[max(start - 8, 0) : start], text[end : end + 8]
         whole_word = not (before[-1:].isalnum() or before[-1:] == "_" or after[:1].isalnum() or after[:1] == "_")
-        shows = after[:1] == "(" or after == " |" or before in (": ", "| ") or before[-1:] in ("[", '"')
+        shows = after.lstrip(" \t")[:1] in ("(", "|") or before.rstrip(" \t")[-1:] in (":", "|", "[", '"')
         if whole_word and shows:
             return True
         start = text.find(name, end)

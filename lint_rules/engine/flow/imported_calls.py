@@ -34,6 +34,7 @@ from lint_rules.engine.facts.imports import (
     re_export_source,
 )
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_text import defines, has_call
 from lint_rules.engine.flow.module_run import ModuleRun
 
 NAME_OR_DOT = re.compile(r"[\w.]")
@@ -119,7 +120,7 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
         if local.rpartition(".")[2][:1].isupper() or origin[0].partition(".")[0] != top:
             continue  # a class (CapWords) is not a module-level function
         candidate = may_return_source(origin, root, module.source_methods)  # from cached facts of the file
-        if candidate is None or f"{local}(" not in module.source.text:
+        if candidate is None or not has_call(module.source.text, local):
             continue
         imported = find_function(run, *candidate)
         summaries = imported.run.summaries if imported else None
@@ -140,7 +141,7 @@ def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> 
             continue  # not a module, or one that never names a source (no function returning one)
         if f"{local}." not in text:
             continue
-        calls = re.finditer(rf"{re.escape(local)}\.(\w+)\(", text)  # a literal first: a fast search
+        calls = re.finditer(rf"{re.escape(local)}\.(\w+)[ \t]*\(", text)  # a literal first: a fast search
         names = [call.group(1) for call in calls if call.start() == 0 or not NAME_OR_DOT.match(text[call.start() - 1])]
         for name in dict.fromkeys(names):
             yield f"{local}.{name}", (source, name)
@@ -168,7 +169,7 @@ def file_mentions(file: Path, stamp: int, methods: frozenset[str]) -> bool:
 @functools.lru_cache(maxsize=4096)
 def defines_function(file: Path, stamp: int, name: str) -> bool:
     """Cheaply, from the text: the file has a `def name(` (so a class or a constant is never parsed for)."""
-    return f"def {name}(".encode() in file_bytes(file, stamp)
+    return defines(file_bytes(file, stamp), name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -176,12 +177,30 @@ def function_mentions(file: Path, stamp: int, name: str, methods: frozenset[str]
     """Cheaply, from the text: the module-level `def name(` mentions a source method in its lines (up
     to the next line that starts in column 0), so it may return a source's value."""
     data = file_bytes(file, stamp)
-    start = line_starting_with(data, f"def {name}(".encode())
+    start = top_level_def_start(data, name)
     if start < 0:
         return False
     end = TOP_LEVEL_LINE.search(data, start + 1)
     body = data[start : end.start() if end else len(data)]
     return any(method.encode() in body for method in methods)
+
+
+def top_level_def_start(data: bytes, name: str) -> int:
+    """Where the module-level `def name(` begins (-1 if none): PEP 8's spelling first, then any other
+    (`def  name (`, `async def name(`)."""
+    start = line_starting_with(data, f"def {name}(".encode())
+    if start >= 0 or name.encode() not in data:
+        return start
+    pattern = top_level_def(name)
+    if pattern.match(b"\n" + data[: data.find(b"(") + 1]):
+        return 0  # on the module's first line
+    found = pattern.search(data)
+    return found.start() + 1 if found else -1
+
+
+@functools.lru_cache(maxsize=256)
+def top_level_def(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\n(?:async[ \t]+)?def[ \t]+" + re.escape(name.encode()) + rb"[ \t]*\(")
 
 
 def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:

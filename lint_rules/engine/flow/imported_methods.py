@@ -25,6 +25,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, file_bytes, file_stamp, module_file, re_export_source
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, defines
 from lint_rules.engine.facts.receiver_classes import ReceiverClass, may_show_receivers, receiver_classes
 from lint_rules.engine.flow.imported_calls import (
     TOP_LEVEL_LINE,
@@ -82,7 +83,7 @@ def may_show_class(run: ModuleRun, name: str, function: ast.FunctionDef | ast.As
         return True
     text = "\n".join(run.facts.source.lines[function.lineno - 1 : function.end_lineno])
     written = re.escape(name)  # first, so that the search looks for a literal (ten times faster)
-    constructed = rf"{written}(?<![\w.]{written})\s*(?::[^=\n]*)?=\s*(?:\w+\.)*[A-Z]\w*\("
+    constructed = rf"{written}(?<![\w.]{written})\s*(?::[^=\n]*)?=\s*(?:\w+\.)*[A-Z]\w*[ \t]*\("
     return re.search(constructed, text) is not None
 
 
@@ -118,7 +119,7 @@ def class_origin(module: ModuleFacts, written: str, function: ast.AST | None) ->
 
 def defines_class_and_method(file: Path, name: str, method: str) -> bool:
     """Cheaply, from the text: the file has `class name` at module level and a `def method(`."""
-    return defines_class(file, name) and f"def {method}(".encode() in file_bytes(file, file_stamp(file))
+    return defines_class(file, name) and defines(file_bytes(file, file_stamp(file)), method)
 
 
 def defines_class(file: Path, name: str) -> bool:
@@ -213,14 +214,16 @@ def called_on_a_name(text: str, method: str) -> bool:
     """Cheaply, from the text: `name.method(` with a plain lowercase name other than `self`/`cls` (not
     `super().method(`, `self.attr.method(` nor `Class.method(`): an instance whose class a function
     may show."""
-    call = f".{method}("
+    call = f".{method}"
     start = text.find(call)
     while start >= 0:
-        receiver = RECEIVER_BEFORE.search(text, max(start - 80, 0), start)
+        end = start + len(call)
+        receiver = RECEIVER_BEFORE.search(text, max(start - 80, 0), start) if CALL.match(text, end) else None
         if receiver is not None and receiver.group(1) not in ("self", "cls") and not receiver.group(1)[:1].isupper():
             return True
-        start = text.find(call, start + len(call))
+        start = text.find(call, end)
     return False
 
 
 RECEIVER_BEFORE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)$")
+CALL = re.compile(CALL_PARENTHESIS)
