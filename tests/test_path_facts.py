@@ -18,6 +18,19 @@ def codes(code: str, releases: Releases = ALL_RELEASES) -> list[tuple[int, str]]
     return [(finding.line, finding.code) for finding in analyze_source(text, "m.py", releases=releases)]
 
 
+SEEN_TOKENS_READ = """
+from transformers.cache_utils import Cache
+{own_class}
+
+def prepare_inputs_for_generation(input_ids, past_key_values=None, attention_mask=None):
+    if isinstance(past_key_values, Cache):
+        cache_length = past_key_values.get_seq_length()
+        past_length = past_key_values.seen_tokens
+        if cache_length < past_length and attention_mask is not None:
+            attention_mask = attention_mask[:, -(cache_length + input_ids.shape[1]) :]
+    return input_ids, attention_mask
+"""
+
 SILENT = [
     pytest.param(
         """
@@ -164,17 +177,7 @@ SILENT = [
         id="local-constant-in-and",  # optimum-habana idefics2
     ),
     pytest.param(
-        """
-        from transformers.cache_utils import Cache
-
-        def prepare_inputs_for_generation(input_ids, past_key_values=None, attention_mask=None):
-            if isinstance(past_key_values, Cache):
-                cache_length = past_key_values.get_seq_length()
-                past_length = past_key_values.seen_tokens
-                if cache_length < past_length and attention_mask is not None:
-                    attention_mask = attention_mask[:, -(cache_length + input_ids.shape[1]) :]
-            return input_ids, attention_mask
-        """,
+        SEEN_TOKENS_READ.format(own_class=""),
         id="seen-tokens-read",  # no 5.x cache has it; 4.4x static caches give None, which the compare fails on
     ),
     pytest.param(
@@ -784,6 +787,30 @@ REPORTED = [
         id="receiver-rebound-in-an-if-expression-arm",  # cache may be another object now (review25)
     ),
 ]
+
+
+OWN_SEEN_TOKENS = {
+    "property": "    @property\n    def seen_tokens(self):\n        return self._seen",
+    "property-spaced": "    @property\n    def  seen_tokens (self):\n        return self._seen",
+    "property-tab": "    @property\n    def\tseen_tokens(self):\n        return self._seen",
+    "assigned": "    def __init__(self):\n        self.seen_tokens = 0",
+    "annotated": "    def __init__(self):\n        self.seen_tokens: int = 0",
+    "augmented": "    def update(self, n):\n        self.seen_tokens += n",
+    "tuple-target": "    def __init__(self):\n        self.rest, self.seen_tokens = [], 0",
+    "class-level": "    seen_tokens = 0",
+    "dataclass-field": "    seen_tokens: int",
+    "setattr": "    def __init__(self):\n        setattr(self, 'seen_tokens', 0)",
+}
+
+
+@pytest.mark.parametrize("binding", OWN_SEEN_TOKENS.values(), ids=OWN_SEEN_TOKENS.keys())
+def test_a_module_that_gives_its_caches_seen_tokens_keeps_the_findings_after_reading_it(binding: str) -> None:
+    """Must report (the twin of `seen-tokens-read`): `c.seen_tokens` ends the path only where no
+    class of the module may answer it, however the module binds or defines it."""
+    code = SEEN_TOKENS_READ.format(own_class=f"\nclass MyCache(Cache):\n{binding}\n")
+    lines = code.lstrip("\n").split("\n")
+    compared = next(number for number, line in enumerate(lines, 1) if "if cache_length < past_length" in line)
+    assert codes(code) == [(compared, "SLG004"), (compared + 1, "SLG002")]
 
 
 @pytest.mark.parametrize(("code", "expected"), REPORTED)

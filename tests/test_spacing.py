@@ -2,8 +2,8 @@
 `super ()`. The engine's text searches (which modules to read, which names a module defines or
 calls) look for the PEP 8 literal first and then for any spacing (`module_text.has_call`,
 `module_text.defines`). Each test writes the same code both ways and expects the same findings;
-before, the spaced copies lost findings across modules and one silencing fact held where it must
-not. Spaces around a dot (`a . f(x)`) are not looked for (README Limits)."""
+before, the spaced copies lost findings across modules (and `def  seen_tokens` took a silencing
+fact: tests/test_path_facts.py). Spaces around a dot (`a . f(x)`) are not looked for (docs/limits.md)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
-from lint_rules.engine import analyze_source
 from lint_rules.findings import Finding
 from lint_rules.settings import Settings
-from tests.test_compiled_methods import OVERRIDING_MODEL, llama_package
+from tests.test_compiled_methods import MODELING_WITH_RECEIVERS, OVERRIDING_MODEL, llama_package
 from tests.test_package_matrix import CASES, PackageCase
+from tests.test_package_view import MODELING_WITH_METHODS, POSITIONS, write_package
 
 CONTEXTS = ("slice-bound", "torch-arange")
 """A harmful use for SLG002 and one for SLG003: how the length arrives is what the spacing changes."""
@@ -63,38 +63,6 @@ def test_every_way_a_length_comes_from_another_module_is_followed_however_spaced
     assert found == expected
 
 
-SEEN_TOKENS_OF_ITS_OWN = """
-from transformers.cache_utils import Cache
-
-class MyCache(Cache):
-    @property
-    def{after_def}seen_tokens{before_parenthesis}(self):
-        return self._seen
-
-def prepare_inputs_for_generation(input_ids, past_key_values=None, attention_mask=None):
-    if isinstance(past_key_values, Cache):
-        cache_length = past_key_values.get_seq_length()
-        past_length = past_key_values.seen_tokens
-        if cache_length < past_length and attention_mask is not None:
-            attention_mask = attention_mask[:, -(cache_length + input_ids.shape[1]) :]
-    return input_ids, attention_mask
-"""
-
-
-@pytest.mark.parametrize(
-    ("after_def", "before_parenthesis"),
-    [(" ", ""), ("  ", ""), ("\t", ""), (" ", " ")],
-    ids=["pep8", "two-spaces", "tab", "space-before-parenthesis"],
-)
-def test_a_module_that_defines_seen_tokens_keeps_its_findings_however_spaced(
-    after_def: str, before_parenthesis: str
-) -> None:
-    """Must report (the twin of `seen-tokens-read` in test_path_facts): `c.seen_tokens` ends the path only
-    where no cache of the module's own may answer it; `def  seen_tokens` silenced both findings."""
-    code = SEEN_TOKENS_OF_ITS_OWN.format(after_def=after_def, before_parenthesis=before_parenthesis)
-    assert [(f.line, f.code) for f in analyze_source(textwrap.dedent(code), "m.py")] == [(13, "SLG004"), (14, "SLG002")]
-
-
 def test_a_method_reached_through_super_with_a_space_is_compiled(tmp_path: Path) -> None:
     """`super ()._prepare_beam_mask(...)` in a `forward` of another module compiles the method."""
     modeling = OVERRIDING_MODEL.replace(
@@ -104,3 +72,26 @@ def test_a_method_reached_through_super_with_a_space_is_compiled(tmp_path: Path)
     findings = check_path(str(package / "masking_utils.py"), Settings()).findings
     regions = {f.compiled_region for f in findings if f.function.endswith("_prepare_beam_mask")}
     assert regions == {"called from LlamaForCausalLM.forward in modeling_llama.py (line 12), which is forward method"}
+
+
+@pytest.mark.parametrize("gap", [" ", " " * 12], ids=["pep8", "aligned"])
+def test_an_annotated_receiver_is_followed_however_far_its_class_is_aligned(tmp_path: Path, gap: str) -> None:
+    """`converter:            AttentionMaskConverter` in a `forward` of another module shows the
+    receiver's class as `converter: AttentionMaskConverter` does."""
+    modeling = MODELING_WITH_RECEIVERS.replace(
+        "converter: AttentionMaskConverter", f"converter:{gap}AttentionMaskConverter"
+    )
+    package = llama_package(tmp_path, modeling)
+    findings = check_path(str(package / "masking_utils.py"), Settings()).findings
+    regions = {f.compiled_region for f in findings if f.function.endswith("to_4d")}
+    assert regions == {"called from LlamaForCausalLM.forward in modeling_llama.py (line 9), which is forward method"}
+
+
+@pytest.mark.parametrize("header", ["class PositionHelper:", "class  PositionHelper:", "class\tPositionHelper:"])
+def test_methods_of_a_class_of_another_module_are_followed_however_its_header_is_spaced(
+    tmp_path: Path, header: str
+) -> None:
+    positions = textwrap.dedent(POSITIONS).replace("class PositionHelper:", header)
+    package = write_package(tmp_path, {"positions": positions, "modeling": MODELING_WITH_METHODS})
+    findings = check_path(str(package / "modeling.py"), Settings()).findings
+    assert [(f.line, f.code) for f in findings] == [(11, "SLG003"), (16, "SLG002"), (20, "SLG002")]

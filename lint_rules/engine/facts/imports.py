@@ -8,6 +8,7 @@ each module file is parsed once while it stays among the most recently used (`pa
 from __future__ import annotations
 
 import ast
+import codecs
 import contextlib
 import functools
 import os
@@ -159,10 +160,11 @@ def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str
 @functools.lru_cache(maxsize=32)
 def file_bytes(file: Path, stamp: int) -> bytes:
     """The file's bytes for the text searches of other modules, its line breaks written as `\n`
-    (`lf_bytes`: the searches look for a line start after `\n`), kept for the few files asked about
-    in turn (`stamp`: see `imports.file_stamp`)."""
+    (`lf_bytes`: the searches look for a line start after `\n`) and without a UTF-8 byte order mark
+    (the first line starts the file), kept for the few files asked about in turn (`stamp`: see
+    `imports.file_stamp`)."""
     try:
-        return lf_bytes(read_bytes(file))
+        return lf_bytes(read_bytes(file)).removeprefix(codecs.BOM_UTF8)
     except OSError:
         return b""
 

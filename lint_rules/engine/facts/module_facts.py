@@ -127,8 +127,20 @@ class ModuleFacts:
 
 
 def binds_itself(name: str, text: str) -> bool:
-    """The module binds `self.name` or defines `name` (however spaced after `def`), each searched
-    from a literal (`seen_tokens` is in every `past_seen_tokens`)."""
-    if f"self.{name}" in text and re.search(rf"self\.{name}\s*=[^=]", text) is not None:
+    """The module may give an object an attribute `name`: it binds one (`self.name = `, `obj.name: int
+    = `, `self.name += `, `name = ` or `name: int` starting a line, a class's own), names it in a
+    string (`setattr(self, "name", ...)`), or defines `name` (however spaced after `def`). Each search
+    starts from a literal (`seen_tokens` is in every `past_seen_tokens`)."""
+    if name not in text:
+        return False
+    if f'"{name}"' in text or f"'{name}'" in text:
         return True
-    return name in text and re.search(rf"def[ \t]+{name}\b", text) is not None
+    for match in re.finditer(re.escape(name) + BOUND_AFTER, text):
+        before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].rstrip(" \t")
+        if before == "" or before.endswith(".") or before.endswith(","):
+            return True
+    return re.search(rf"def[ \t]+{re.escape(name)}\b", text) is not None
+
+
+BOUND_AFTER = r"[ \t]*(?::|(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=))"
+"""After a name: an annotation, an assignment or an augmented one (not `==`)."""

@@ -53,6 +53,7 @@ from lint_rules.engine.facts.imports import (
 from lint_rules.engine.facts.module_text import def_of, lines_mentioning, torch_aliases
 from lint_rules.engine.facts.package import Graph, package_files
 from lint_rules.engine.facts.receiver_classes import may_show_receivers, receiver_classes
+from lint_rules.lines import split_lines
 
 ClassNamer = Callable[[str], bool]
 """Whether a class written so in the calling module (`Cache`, `cache_utils.Cache`) is one of the
@@ -168,7 +169,7 @@ def only_overrides_extend(text: str, method: str) -> bool:
     runs the calls in it."""
     if method == "forward" or method.endswith("_forward") or method in CACHE_METHODS_CALLED_FROM_FORWARD:
         return False
-    lines = text.splitlines()
+    lines = split_lines(text)  # as `lines_mentioning` counts them: not at form feeds or `\u2028`
     for line in lines_mentioning(text, [method], whole_words=True):
         index = line - 1
         if def_of(method).match(lines[index].lstrip().removeprefix("async").lstrip()):

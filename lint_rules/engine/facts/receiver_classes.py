@@ -69,13 +69,18 @@ def constructed_class(value: ast.expr) -> str:
     return name if name.rpartition(".")[2][:1].isupper() else ""
 
 
+WINDOW = 80
+"""How far from the name the spaces before a `(` or `|` after it, or a `:`, `|`, `[` or `"` before
+it, may reach (`x:          Helper`, aligned)."""
+
+
 def may_show_receivers(text: str, name: str) -> bool:
     """Cheaply, from the text: the class is constructed or annotated (`Name(`, `Name |`, `: Name`,
     `[Name`, `| Name`, `"Name`, however spaced), not only imported or subclassed."""
     start = text.find(name)
     while start >= 0:
         end = start + len(name)
-        before, after = text[max(start - 8, 0) : start], text[end : end + 8]
+        before, after = text[max(start - WINDOW, 0) : start], text[end : end + WINDOW]
         whole_word = not (before[-1:].isalnum() or before[-1:] == "_" or after[:1].isalnum() or after[:1] == "_")
         shows = after.lstrip(" \t")[:1] in ("(", "|") or before.rstrip(" \t")[-1:] in (":", "|", "[", '"')
         if whole_word and shows:

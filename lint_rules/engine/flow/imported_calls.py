@@ -192,7 +192,7 @@ def top_level_def_start(data: bytes, name: str) -> int:
     if start >= 0 or name.encode() not in data:
         return start
     pattern = top_level_def(name)
-    if pattern.match(b"\n" + data[: data.find(b"(") + 1]):
+    if data.startswith((b"def", b"async")) and pattern.match(b"\n" + data[: data.find(b"(") + 1]):
         return 0  # on the module's first line
     found = pattern.search(data)
     return found.start() + 1 if found else -1

@@ -127,7 +127,8 @@ def defines_class(file: Path, name: str) -> bool:
 
 
 def class_header_end(data: bytes, name: str) -> int:
-    """Where `class name` at the start of a line of `data` ends (-1 if none)."""
+    """Where `class name` at the start of a line of `data` ends (-1 if none), PEP 8's single space
+    first, then any spaces or tabs."""
     header = b"class " + name.encode()
     start = line_starting_with(data, header)
     while start >= 0:
@@ -135,7 +136,21 @@ def class_header_end(data: bytes, name: str) -> int:
         if not data[end : end + 1].isalnum() and data[end : end + 1] != b"_":
             return end
         start = line_starting_with(data, header, end)
-    return -1
+    if name.encode() not in data:
+        return -1
+    pattern = spaced_class_header(name)
+    line_end = data.find(b"\n")
+    first_line = data[:line_end] if line_end >= 0 else data
+    first = pattern.match(b"\n" + first_line) if data.startswith(b"class") else None
+    if first is not None:
+        return first.end() - 1  # on the module's first line
+    found = pattern.search(data)
+    return found.end() if found else -1
+
+
+@functools.lru_cache(maxsize=256)
+def spaced_class_header(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\nclass[ \t]+" + re.escape(name.encode()) + rb"(?![\w])")
 
 
 def imported_source_methods(run: ModuleRun) -> frozenset[str]:
