@@ -19,6 +19,7 @@ from lint_rules.engine.facts.imports import bound_modules
 from lint_rules.engine.facts.module_text import (
     bool_bindings,
     function_constants,
+    is_identifier_char,
     lines_mentioning,
     module_constants,
     torch_aliases,
@@ -129,18 +130,23 @@ class ModuleFacts:
 def binds_itself(name: str, text: str) -> bool:
     """The module may give an object an attribute `name`: it binds one (`self.name = `, `obj.name: int
     = `, `self.name += `, `name = ` or `name: int` starting a line, a class's own), names it in a
-    string (`setattr(self, "name", ...)`), or defines `name` (however spaced after `def`). Each search
-    starts from a literal (`seen_tokens` is in every `past_seen_tokens`)."""
-    if name not in text:
-        return False
-    if f'"{name}"' in text or f"'{name}'" in text:
-        return True
-    for match in re.finditer(re.escape(name) + BOUND_AFTER, text):
-        before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()].rstrip(" \t")
-        if before == "" or before.endswith(".") or before.endswith(","):
+    string (`setattr(self, "name", ...)`), or defines `name` (`def name(`, however spaced). One scan
+    for the name (`seen_tokens` is in every `past_seen_tokens`), each occurrence then read in place."""
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        previous, following = text[start - 1 : start], text[end : end + 1]
+        if previous in ("'", '"') and following == previous:
             return True
-    return re.search(rf"def[ \t]+{re.escape(name)}\b", text) is not None
+        if not (is_identifier_char(previous) or is_identifier_char(following)):  # not `past_seen_tokens`
+            before = text[text.rfind("\n", 0, start) + 1 : start].rstrip(" \t")
+            if before.rsplit(None, 1)[-1:] == ["def"] or (
+                BOUND_AFTER.match(text, end) and (before == "" or before.endswith((".", ",")))
+            ):
+                return True
+        start = text.find(name, end)
+    return False
 
 
-BOUND_AFTER = r"[ \t]*(?::|(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=))"
+BOUND_AFTER = re.compile(r"[ \t]*(?::|(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=))")
 """After a name: an annotation, an assignment or an augmented one (not `==`)."""

@@ -43,19 +43,27 @@ CALL_PARENTHESIS = r"[ \t]*\("
 
 def has_call(text: str, name: str) -> bool:
     """`name(` (a dotted `name` too: `m.f(`), however spaced before the parenthesis."""
-    return spelled(text, f"{name}(", name, call_of(name))
+    return spelled(text, f"{name}(", (f"{name} ", f"{name}\t"), call_of(name))
 
 
 def defines(text: str | bytes, name: str) -> bool:
     """A `def name(` in the text (`async def` too), however spaced."""
     if isinstance(text, bytes):
-        return spelled(text, f"def {name}(".encode(), name.encode(), def_of_in_bytes(name))
-    return spelled(text, f"def {name}(", name, def_of(name))
+        others = tuple(other.encode() for other in other_def_spellings(name))
+        return spelled(text, f"def {name}(".encode(), others, def_of_in_bytes(name))
+    return spelled(text, f"def {name}(", other_def_spellings(name), def_of(name))
 
 
-def spelled(text: AnyStr, literal: AnyStr, name: AnyStr, pattern: re.Pattern[AnyStr]) -> bool:
-    """The PEP 8 `literal` is in the text, or `name` is and `pattern` (any spelling) matches."""
-    return literal in text or (name in text and pattern.search(text) is not None)
+def other_def_spellings(name: str) -> tuple[str, ...]:
+    """Every `def name(` spelled otherwise holds one of these: more than one space or a tab after
+    `def`, or a space or a tab before the parenthesis."""
+    return ("def\t", "def  ", "def \t", f"def {name} ", f"def {name}\t")
+
+
+def spelled(text: AnyStr, literal: AnyStr, others: tuple[AnyStr, ...], pattern: re.Pattern[AnyStr]) -> bool:
+    """The PEP 8 `literal` is in the text, or (only then searched for) one of the literals that any
+    other spelling holds is, and `pattern` (every spelling) matches."""
+    return literal in text or (any(other in text for other in others) and pattern.search(text) is not None)
 
 
 DEF_OF = r"def[ \t]+{}" + CALL_PARENTHESIS
