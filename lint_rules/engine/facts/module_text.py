@@ -34,9 +34,9 @@ def may_nest_classes(text: str) -> bool:
 
 
 # ----- spellings: PEP 8 writes `f(x)` and `def f(x)`; Python also takes `f (x)` and `def  f (x)`. A
-# text search looks for the PEP 8 literal first and, where it is missing but the name occurs, for any
-# spaces or tabs before the parenthesis and after `def`. (Spaces around a dot, `a . f(x)`, are not
-# looked for: README Limits.)
+# text search looks for the PEP 8 literal first and, where it is missing but a literal that every
+# other spelling holds occurs, for any spaces or tabs before the parenthesis and after `def`.
+# (Spaces around a dot, `a . f(x)`, are not looked for: docs/limits.md.)
 
 CALL_PARENTHESIS = r"[ \t]*\("
 
