@@ -25,12 +25,15 @@ INT_BUILTINS = frozenset({"int", "abs", "len", "min", "max"})
 """Builtins that give an int from ints (`self.cumulative_length_int -= abs(tokens_to_remove)`)."""
 
 
-def wheel_sources(version: str, cache: Path) -> dict[str, str]:
-    """`cache_utils.py` and `generation/utils.py` of the release's wheel, downloaded into `cache` once."""
+CACHE_FILES = ("cache_utils.py", "generation/utils.py")
+NAMING_FILES = ("models/llama/modeling_llama.py", "modeling_outputs.py", "utils/generic.py")
+"""Where a release names the keyword a model takes its cache by and the field its outputs hold it in."""
+
+
+def wheel_sources(version: str, cache: Path, names: Iterable[str] = CACHE_FILES) -> dict[str, str]:
+    """The modules `names` (paths under `transformers/`) of the release's wheel, downloaded into `cache` once."""
     with zipfile.ZipFile(wheel_path(version, cache)) as archive:
-        return {
-            name: archive.read(f"transformers/{name}").decode() for name in ("cache_utils.py", "generation/utils.py")
-        }
+        return {name: archive.read(f"transformers/{name}").decode() for name in names}
 
 
 def wheel_path(version: str, cache: Path) -> Path:
@@ -307,3 +310,39 @@ def is_cache_position_entry(target: ast.expr) -> bool:
         and isinstance(target.slice, ast.Constant)
         and target.slice.value == "cache_position"
     )
+
+
+def cache_names(sources: dict[str, str]) -> dict[str, bool]:
+    """Which names of the cache a release's `NAMING_FILES` use: `LlamaModel.forward`'s parameter
+    (`past_key_values` or `cache`), whether it renames `past_key_values=` to `cache=`, the fields of
+    `BaseModelOutputWithPast`, and whether every `ModelOutput` answers `.past_key_values`."""
+    llama = _class_of(sources["models/llama/modeling_llama.py"], "LlamaModel")
+    forward = next(node for node in llama.body if isinstance(node, ast.FunctionDef) and node.name == "forward")
+    parameters = {argument.arg for argument in forward.args.args}
+    renames = any(
+        isinstance(decorator, ast.Call)
+        and ast.unparse(decorator.func) == "deprecate_kwarg"
+        and [ast.literal_eval(argument) for argument in decorator.args[:1]] == ["past_key_values"]
+        and any(
+            keyword.arg == "new_name" and ast.literal_eval(keyword.value) == "cache" for keyword in decorator.keywords
+        )
+        for decorator in forward.decorator_list
+    )
+    outputs = _class_of(sources["modeling_outputs.py"], "BaseModelOutputWithPast")
+    fields = {
+        node.target.id for node in outputs.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+    }
+    model_output = _class_of(sources["utils/generic.py"], "ModelOutput")
+    properties = {node.name for node in model_output.body if isinstance(node, ast.FunctionDef)}
+    return {
+        "parameter past_key_values": "past_key_values" in parameters,
+        "parameter cache": "cache" in parameters,
+        "renames the keyword": renames,
+        "field past_key_values": "past_key_values" in fields,
+        "field cache": "cache" in fields,
+        "property past_key_values": "past_key_values" in properties,
+    }
+
+
+def _class_of(text: str, name: str) -> ast.ClassDef:
+    return next(node for node in ast.parse(text).body if isinstance(node, ast.ClassDef) and node.name == name)

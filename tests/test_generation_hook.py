@@ -85,14 +85,25 @@ def test_transformers_always_passes_cache_position_so_the_none_branches_are_dead
 
 @pytest.mark.parametrize(
     "names",
-    [(), ("4.39-4.41",), ("4.42-4.44",), ("4.45",), ("5.4",), ("5.5-5.12",), (PIN, "5.13-5.24"), ("4.36-4.37", PIN)],
+    [
+        (),
+        ("4.39-4.41",),
+        ("4.42-4.44",),
+        ("4.45",),
+        ("5.4",),
+        ("5.5-5.10",),
+        ("5.11-5.12",),
+        (PIN, "5.13-5.23"),
+        ("4.36-4.37", PIN),
+    ],
     ids=[
         "every-release",
         "4.41-None-without-use_cache",
         "4.42-and-encoder-decoder-wrappers",
         "4.45-encoder-decoder-wrappers",
         "5.4",
-        "5.5-5.12",
+        "5.5-5.10",
+        "5.11-5.12",
         "a-later-5.x-release",
         "a-4.36-release",
     ],

@@ -15,7 +15,7 @@ import pytest
 
 from lint_rules.engine import analyze_source
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
-from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
+from tests.release_rows import CACHE_RENAMED, DYNAMIC_CACHE_COUNTS_INT
 
 
 def codes(code: str, releases: Releases = ALL_RELEASES) -> list[tuple[int, str]]:
@@ -235,3 +235,102 @@ REPORTED = [
 @pytest.mark.parametrize(("code", "expected"), REPORTED)
 def test_reported(code: str, expected: list[tuple[int, str]]) -> None:
     assert codes(code) == expected
+
+
+# 5.24 renames the keyword and the field to `cache`; `past_key_values` stays a deprecated alias of
+# both. A release before 5.24 has no `.cache` field (reading it raises), and its model passes a
+# `cache=` keyword into `**kwargs` and builds a cache of its own.
+GIVEN_AS_CACHE_READ_AS_CACHE = """
+    from transformers import DynamicCache, StaticCache
+
+    def step(model, input_ids, config):
+        out = model(input_ids, cache={cache}, use_cache=True)
+        return input_ids[:, out.cache.get_seq_length() :]
+    """
+GIVEN_AS_CACHE_READ_AS_PAST = """
+    from transformers import DynamicCache, StaticCache
+
+    def step(model, input_ids, config):
+        out = model(input_ids, cache={cache}, use_cache=True)
+        return input_ids[:, out.past_key_values.get_seq_length() :]
+    """
+GIVEN_AS_PAST_READ_AS_CACHE = """
+    from transformers import DynamicCache, StaticCache
+
+    def step(model, input_ids, config):
+        out = model(input_ids, past_key_values={cache}, use_cache=True)
+        return input_ids[:, out.cache.get_seq_length() :]
+    """
+RENAMED_SHAPES = [
+    pytest.param(GIVEN_AS_CACHE_READ_AS_CACHE, id="given-as-cache-read-as-cache"),
+    pytest.param(GIVEN_AS_PAST_READ_AS_CACHE, id="given-as-past_key_values-read-as-cache"),
+]
+
+
+@pytest.mark.parametrize("code", RENAMED_SHAPES)
+@pytest.mark.parametrize("releases", [ALL_RELEASES, CACHE_RENAMED], ids=["every-release", "5.24-on"])
+def test_the_renamed_field_holds_the_int_length_cache_given(code: str, releases: Releases) -> None:
+    assert codes(code.format(cache="DynamicCache()"), releases) == []
+
+
+@pytest.mark.parametrize("code", [*RENAMED_SHAPES, GIVEN_AS_CACHE_READ_AS_PAST])
+@pytest.mark.parametrize("releases", [ALL_RELEASES, CACHE_RENAMED], ids=["every-release", "5.24-on"])
+def test_the_renamed_field_holds_the_static_cache_given(code: str, releases: Releases) -> None:
+    assert codes(code.format(cache="StaticCache(config, 64)"), releases) == [(5, "SLG002")]
+
+
+def test_the_old_field_holds_a_cache_given_by_the_new_keyword_only_from_5_24_on() -> None:
+    """Before 5.24 the model ignores `cache=` and builds its own cache, which is not followed."""
+    code = GIVEN_AS_CACHE_READ_AS_PAST.format(cache="DynamicCache()")
+    assert codes(code, CACHE_RENAMED) == []
+    assert codes(code) == [(5, "SLG002")]
+
+
+@pytest.mark.parametrize(
+    "store", ["out.cache = StaticCache(config, 64)", 'out["cache"] = StaticCache(config, 64)'], ids=["attr", "item"]
+)
+def test_a_store_into_the_renamed_field_replaces_the_cache(store: str) -> None:
+    code = f"""
+        from transformers import DynamicCache, StaticCache
+
+        def replaced(model, input_ids, config):
+            out = model(input_ids, cache=DynamicCache(), use_cache=True)
+            {store}
+            return input_ids[:, out.cache.get_seq_length() :]
+        """
+    assert codes(code, CACHE_RENAMED) == [(6, "SLG002")]
+
+
+def test_inline_outputs_read_by_the_renamed_field() -> None:
+    code = """
+        from transformers import DynamicCache
+
+        def trim(model, input_ids):
+            return input_ids[:, model(input_ids, cache=DynamicCache()).cache.get_seq_length() :]
+        """
+    assert codes(code) == []
+
+
+@pytest.mark.parametrize(
+    ("past", "cache", "expected"),
+    [
+        ("DynamicCache()", "DynamicCache()", []),
+        ("DynamicCache()", "StaticCache(config, 64)", [(5, "SLG002")]),
+        ("StaticCache(config, 64)", "DynamicCache()", [(5, "SLG002")]),
+    ],
+    ids=["both-int-length", "the-new-keyword-static", "the-old-keyword-static"],
+)
+def test_given_both_keywords_the_outputs_count_an_int_only_if_both_caches_do(
+    past: str, cache: str, expected: list[tuple[int, str]]
+) -> None:
+    """A release before 5.24 keeps `past_key_values=` (`cache=` goes into `**kwargs`); a later one
+    keeps `cache=` and drops the deprecated name."""
+    code = f"""
+        from transformers import DynamicCache, StaticCache
+
+        def step(model, input_ids, config):
+            out = model(input_ids, past_key_values={past}, cache={cache}, use_cache=True)
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """
+    assert codes(code) == expected
+    assert codes(code.replace("out.past_key_values", "out.cache")) == expected

@@ -24,7 +24,10 @@ from lint_rules.engine.facts.releases import (
     ReleaseFacts,
 )
 from tests.release_source import (
+    CACHE_FILES,
+    NAMING_FILES,
     CacheModule,
+    cache_names,
     hook_calls_without_position,
     passes_cache_position,
     wheel_modules,
@@ -47,11 +50,10 @@ def installed_folder(version: str) -> Path | None:
     return next((folder for folder in folders if (folder / "cache_utils.py").is_file()), None)
 
 
-def installed_sources(version: str) -> dict[str, str] | None:
+def installed_sources(version: str, names: tuple[str, ...]) -> dict[str, str] | None:
     folder = installed_folder(version)
     if folder is None:
         return None
-    names = ("cache_utils.py", "generation/utils.py")
     return {name: (folder / name).read_text(encoding="utf-8") for name in names}
 
 
@@ -64,12 +66,12 @@ def release_modules(version: str) -> Iterator[tuple[str, bytes]]:
         yield str(path.relative_to(folder.parent)), path.read_bytes()
 
 
-def sources(version: str) -> dict[str, str]:
-    found = installed_sources(version)
+def sources(version: str, names: tuple[str, ...] = CACHE_FILES) -> dict[str, str]:
+    found = installed_sources(version, names)
     if found is not None:
         return found
     WHEELS.mkdir(parents=True, exist_ok=True)
-    return wheel_sources(version, WHEELS)
+    return wheel_sources(version, WHEELS, names)
 
 
 def row_id(row: ReleaseFacts) -> str:
@@ -152,6 +154,21 @@ def test_the_hook_gets_a_cache_position_where_the_row_says(release: tuple[Releas
     row, _, generation = release
     omitting = hook_calls_without_position(release_modules(row.checked))
     assert (passes_cache_position(generation) and not omitting) == row.generate_passes_cache_position, omitting
+
+
+@pytest.mark.parametrize("row", RELEASES, ids=row_id)
+def test_the_names_of_the_cache_are_those_the_row_says(row: ReleaseFacts) -> None:
+    """`cache_renamed`: models take `cache=` (and rename a `past_key_values=` to it) and their outputs
+    hold a `cache` field (and answer `.past_key_values` with it); before, only the old names exist."""
+    renamed = row.cache_renamed
+    assert cache_names(sources(row.checked, NAMING_FILES)) == {
+        "parameter past_key_values": not renamed,
+        "parameter cache": renamed,
+        "renames the keyword": renamed,
+        "field past_key_values": not renamed,
+        "field cache": renamed,
+        "property past_key_values": renamed,
+    }
 
 
 def test_the_rows_cover_consecutive_minors() -> None:

@@ -93,7 +93,7 @@ def test_optional_dependencies_are_alternatives(tmp_path: Path) -> None:
     )
     found = resolved(tmp_path)
     assert found.origin == "pyproject.toml [project.optional-dependencies]"
-    assert names_of(found) == rows("4.38", "5.5-5.12")
+    assert names_of(found) == rows("4.38", "5.5-5.10")
 
 
 def test_requirements_files_next_to_the_project(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_setup_cfg_install_requires(tmp_path: Path) -> None:
 def test_setup_cfg_extras(tmp_path: Path) -> None:
     write(tmp_path, {"setup.cfg": "[options.extras_require]\nhf =\n    transformers>=5.13\n"})
     found = resolved(tmp_path)
-    assert (found.origin, names_of(found)) == ("setup.cfg [options.extras_require]", rows("5.13-5.24", "5.25"))
+    assert (found.origin, names_of(found)) == ("setup.cfg [options.extras_require]", rows("5.13-5.23", "5.24", "5.25"))
 
 
 def test_configured_key(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_configured_key(tmp_path: Path) -> None:
 
 def test_flag(tmp_path: Path) -> None:
     found = resolved(tmp_path, flag="==5.5.3")
-    assert (found.specifier, found.origin, names_of(found)) == ("==5.5.3", "--target-transformers", rows("5.5-5.12"))
+    assert (found.specifier, found.origin, names_of(found)) == ("==5.5.3", "--target-transformers", rows("5.5-5.10"))
 
 
 def test_precedence_flag_then_key_then_requirements(tmp_path: Path) -> None:
@@ -155,7 +155,7 @@ def test_precedence_flag_then_key_then_requirements(tmp_path: Path) -> None:
             "setup.cfg": "[options]\ninstall_requires = transformers==4.44.2\n",
         },
     )
-    assert names_of(resolved(tmp_path, flag="==5.24.0")) == rows("5.13-5.24")
+    assert names_of(resolved(tmp_path, flag="==5.24.0")) == rows("5.24")
     assert names_of(resolved(tmp_path)) == rows("4.57")
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "p"\ndependencies = ["transformers==4.38.2"]\n'
@@ -165,7 +165,7 @@ def test_precedence_flag_then_key_then_requirements(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "p"\n[project.optional-dependencies]\nn = ["transformers==5.5.3"]\n'
     )
-    assert names_of(resolved(tmp_path)) == rows("5.5-5.12")
+    assert names_of(resolved(tmp_path)) == rows("5.5-5.10")
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
     assert names_of(resolved(tmp_path)) == rows("4.39-4.41")
     (tmp_path / "requirements.txt").unlink()
@@ -183,7 +183,7 @@ def test_unmarked_entries_all_hold_and_marked_ones_are_alternatives(tmp_path: Pa
         "  \"transformers==4.38.2; python_version < '3.9'\",\n"
         "  \"transformers==5.5.3; python_version >= '3.9'\",\n]\n"
     )
-    assert names_of(resolved(tmp_path)) == rows("4.38", "5.5-5.12")
+    assert names_of(resolved(tmp_path)) == rows("4.38", "5.5-5.10")
 
 
 def test_a_requirement_without_a_version_admits_every_release(tmp_path: Path) -> None:
@@ -240,7 +240,8 @@ def test_target_range_alone(tmp_path: Path) -> None:
         ("<4.39", ("4.36-4.37", "4.38")),
         ("<=4.38", ("4.36-4.37", "4.38")),
         ("<4.38", ("4.36-4.37",)),
-        (">=5.13", ("5.13-5.24", "5.25")),
+        (">=5.13", ("5.13-5.23", "5.24", "5.25")),
+        ("<5.24,>=5.22", ("5.13-5.23",)),
         ("!=4.38.*,<4.40", ("4.36-4.37", "4.39-4.41")),
         (">=4.38,<4.38", None),
     ],
@@ -273,11 +274,15 @@ def test_twin_a_range_with_a_tensor_release_reports_it(names: tuple[str, ...]) -
 
 def test_a_method_no_cache_of_the_range_has_ends_the_path() -> None:
     """5.5-5.12 caches have no `get_max_length()`: the call raises before the length is used."""
-    assert path_ending_names(releases_named("5.5-5.12")) == {"get_max_length", "get_usable_length", "seen_tokens"}
-    assert analyze_source(MAX_LENGTH_AFTER, "m.py", releases=releases_named("5.5-5.12")) == []
+    assert path_ending_names(releases_named("5.5-5.10", "5.11-5.12")) == {
+        "get_max_length",
+        "get_usable_length",
+        "seen_tokens",
+    }
+    assert analyze_source(MAX_LENGTH_AFTER, "m.py", releases=releases_named("5.5-5.10", "5.11-5.12")) == []
 
 
-@pytest.mark.parametrize("names", [("5.13-5.24",), ("4.46-4.48",), ("5.5-5.12", "5.13-5.24")])
+@pytest.mark.parametrize("names", [("5.13-5.23",), ("5.24",), ("4.46-4.48",), ("5.11-5.12", "5.13-5.23")])
 def test_twin_where_some_release_has_the_method_the_length_is_reported(names: tuple[str, ...]) -> None:
     found = analyze_source(MAX_LENGTH_AFTER, "m.py", releases=releases_named(*names))
     assert [(finding.line, finding.code) for finding in found] == [(4, "SLG002")]
@@ -286,7 +291,7 @@ def test_twin_where_some_release_has_the_method_the_length_is_reported(names: tu
 def test_twin_a_module_that_defines_the_method_keeps_the_length() -> None:
     """Its own caches may have what no transformers cache has."""
     source = MAX_LENGTH_AFTER + "\n\nclass Own:\n    def get_max_length(self):\n        return 8\n"
-    found = analyze_source(source, "m.py", releases=releases_named("5.5-5.12"))
+    found = analyze_source(source, "m.py", releases=releases_named("5.5-5.10"))
     assert [(finding.line, finding.code) for finding in found] == [(4, "SLG002")]
 
 
@@ -314,7 +319,7 @@ CAUGHT = textwrap.dedent(
 def test_twin_a_caught_or_avoided_call_does_not_end_the_path() -> None:
     """Code written for several releases catches the AttributeError or asks `hasattr` first: the path
     that goes on without the call still uses the length."""
-    found = analyze_source(CAUGHT, "m.py", releases=releases_named("5.5-5.12"))
+    found = analyze_source(CAUGHT, "m.py", releases=releases_named("5.5-5.10"))
     assert [(finding.line, finding.code) for finding in found] == [(7, "SLG002"), (15, "SLG002")]
 
 

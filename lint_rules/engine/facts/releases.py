@@ -55,6 +55,10 @@ class ReleaseFacts(NamedTuple):
     counters: tuple[tuple[str, str], ...] = ()
     """(class, attribute) for each attribute whose value (not its `.shape`) an int-length class returns
     as its length: a subclass that binds one to anything but an int may count a tensor."""
+    cache_renamed: bool = False
+    """Models take their cache as `cache=` and their outputs hold it as `.cache` (5.24 on;
+    `past_key_values` stays a deprecated alias of both). Earlier releases have no `.cache` field, and
+    their models take a `cache=` keyword into `**kwargs` and build a cache of their own."""
 
     @property
     def name(self) -> str:
@@ -93,15 +97,12 @@ CHUNKED_CACHES = {"HybridChunkedCache": TENSOR, "OffloadedHybridCache": TENSOR}
 """4.51-4.57 (`OffloadedHybridCache` from 4.52): they sum a tensor of occupied slots."""
 QUANTIZED_LAYERS = {"QuantizedLayer": INT, "QuantoQuantizedLayer": INT, "HQQQuantizedLayer": INT}
 """4.56 on: a `cumulative_length` int counter."""
-LAYERS_5_13 = {
-    "BaseQuantizedLayer": INT,
-    "Fp8QuantizedLayer": INT,
-    "DynamicIndexedLayer": INT,
-    "StaticIndexedLayer": TENSOR,
-}
-"""In the 5.13-5.24 row's wheel: the indexed layers exist from 5.11, the base and fp8 quantized layers
-from 5.21 (read in each minor's wheel). A range the rows give without the class falls back to every
-row (`length_kind_in`), where its kind is the same."""
+INDEXED_LAYERS = {"DynamicIndexedLayer": INT, "StaticIndexedLayer": TENSOR}
+"""5.11 on."""
+LAYERS_5_13 = {"BaseQuantizedLayer": INT, "Fp8QuantizedLayer": INT, **INDEXED_LAYERS}
+"""In the 5.13-5.23 and 5.24 rows' wheels: the base and fp8 quantized layers exist from 5.21 (read in
+each minor's wheel). A range the rows give without the class falls back to every row
+(`length_kind_in`), where its kind is the same."""
 KIVI_COUNTERS = _counters("_seen_tokens", "QuantizedCache", "QuantoQuantizedCache", "HQQQuantizedCache")
 LAYER_COUNTERS = _counters(
     "cumulative_length", "DynamicSlidingWindowLayer", "QuantizedLayer", "QuantoQuantizedLayer", "HQQQuantizedLayer"
@@ -118,6 +119,18 @@ CACHES_5_5 = {
     **LAYERS_4_54,
 }
 """5.5 on, besides `DynamicCache` (`SlidingWindowCache` is an alias of `StaticCache` again)."""
+
+ROW_5_13 = ReleaseFacts(
+    (5, 13),
+    (5, 23),
+    "5.23.0",
+    _lengths(DynamicCache=INT, **CACHES_5_5, **LAYERS_5_13),
+    SEEN_TOKENS_ABSENT,
+    MAX_ONLY,
+    False,
+    counters=LAYER_COUNTERS_5_4 + _counters("cumulative_length", "BaseQuantizedLayer", "Fp8QuantizedLayer"),
+)
+"""5.24 keeps these facts and renames the cache's keyword and field (`cache_renamed`)."""
 
 RELEASES = (
     ReleaseFacts((4, 36), (4, 37), "4.36.2", _lengths(DynamicCache=INT), SEEN_TOKENS_INT, BOTH_METHODS, False),
@@ -281,7 +294,7 @@ RELEASES = (
     ),
     ReleaseFacts(
         (5, 5),
-        (5, 12),
+        (5, 10),
         "5.5.3",
         _lengths(DynamicCache=INT, **CACHES_5_5),
         SEEN_TOKENS_ABSENT,
@@ -290,15 +303,17 @@ RELEASES = (
         counters=LAYER_COUNTERS_5_4,
     ),
     ReleaseFacts(
-        (5, 13),
-        (5, 24),
-        "5.24.0",
-        _lengths(DynamicCache=INT, **CACHES_5_5, **LAYERS_5_13),
+        (5, 11),
+        (5, 12),
+        "5.12.1",
+        _lengths(DynamicCache=INT, **CACHES_5_5, **INDEXED_LAYERS),
         SEEN_TOKENS_ABSENT,
-        MAX_ONLY,
+        NO_METHODS,
         False,
-        counters=LAYER_COUNTERS_5_4 + _counters("cumulative_length", "BaseQuantizedLayer", "Fp8QuantizedLayer"),
+        counters=LAYER_COUNTERS_5_4,
     ),
+    ROW_5_13,
+    ROW_5_13._replace(first=(5, 24), last=(5, 24), checked="5.24.0", cache_renamed=True),
     ReleaseFacts(
         (5, 25),
         (5, 25),
@@ -309,6 +324,7 @@ RELEASES = (
         False,
         frozenset({"DynamicCache"}),
         counters=LAYER_COUNTERS_5_4 + _counters("cumulative_length", "BaseQuantizedLayer", "Fp8QuantizedLayer"),
+        cache_renamed=True,
     ),
 )
 """Every row, oldest first."""

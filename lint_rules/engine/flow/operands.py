@@ -32,7 +32,8 @@ def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> 
         return TENSOR_LENGTH_CACHE if module.int_length_receivers else ""
     if length_kind == INT_LENGTH:
         return INT_LENGTH_CACHE
-    return model_outputs.outputs_kind(node, functools.partial(cache_length_kind, state=state, module=module))
+    known = functools.partial(cache_length_kind, state=state, module=module)
+    return model_outputs.outputs_kind(node, known, module.releases)
 
 
 def cache_length_kind(node: ast.expr, state: State, module: ModuleFacts) -> str:
@@ -42,7 +43,7 @@ def cache_length_kind(node: ast.expr, state: State, module: ModuleFacts) -> str:
     return (
         module.classes.constructed_kind(node, known)
         or held_length_kind(state, node)
-        or model_outputs.held_cache_kind(node, state, known)
+        or model_outputs.held_cache_kind(node, state, known, module.releases)
     )
 
 

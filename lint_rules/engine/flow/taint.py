@@ -25,7 +25,10 @@ INT_LENGTH_OUTPUTS = "int-length-outputs"
 """A model's outputs whose `past_key_values` is an int-length cache: the one it was given (`model_outputs`)."""
 TENSOR_LENGTH_OUTPUTS = "tensor-length-outputs"
 """A model's outputs whose `past_key_values` may be a tensor-length cache: the one it was given."""
-OBJECT_KINDS = frozenset({INT_LENGTH_CACHE, INT_LENGTH_OUTPUTS, TENSOR_LENGTH_OUTPUTS})
+INT_LENGTH_RENAMED_OUTPUTS = "int-length-renamed-outputs"
+"""A model's outputs whose `cache` is the int-length cache given as `cache=`, while their
+`past_key_values` may be another: a release before 5.24 ignores that keyword (`model_outputs`)."""
+OBJECT_KINDS = frozenset({INT_LENGTH_CACHE, INT_LENGTH_OUTPUTS, TENSOR_LENGTH_OUTPUTS, INT_LENGTH_RENAMED_OUTPUTS})
 """Kinds that an attribute stored into the object (`cache.inner = other`, `out.past_key_values = c`) changes."""
 SOURCE_GETTER = "source-getter"
 """A bound source method (`length = cache.get_seq_length`): calling it is a source."""
