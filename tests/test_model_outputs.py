@@ -312,19 +312,19 @@ def test_inline_outputs_read_by_the_renamed_field() -> None:
 
 
 @pytest.mark.parametrize(
-    ("past", "cache", "expected"),
+    ("past", "cache", "read_as_past", "read_as_cache"),
     [
-        ("DynamicCache()", "DynamicCache()", []),
-        ("DynamicCache()", "StaticCache(config, 64)", [(5, "SLG002")]),
-        ("StaticCache(config, 64)", "DynamicCache()", [(5, "SLG002")]),
+        ("DynamicCache()", "DynamicCache()", [], []),
+        ("DynamicCache()", "StaticCache(config, 64)", [(5, "SLG002")], [(5, "SLG002")]),
+        ("StaticCache(config, 64)", "DynamicCache()", [(5, "SLG002")], []),
     ],
     ids=["both-int-length", "the-new-keyword-static", "the-old-keyword-static"],
 )
-def test_given_both_keywords_the_outputs_count_an_int_only_if_both_caches_do(
-    past: str, cache: str, expected: list[tuple[int, str]]
+def test_given_both_keywords_each_field_holds_the_cache_its_releases_keep(
+    past: str, cache: str, read_as_past: list[tuple[int, str]], read_as_cache: list[tuple[int, str]]
 ) -> None:
-    """A release before 5.24 keeps `past_key_values=` (`cache=` goes into `**kwargs`); a later one
-    keeps `cache=` and drops the deprecated name."""
+    """A release before 5.24 keeps `past_key_values=` (`cache=` goes into `**kwargs`) and has no
+    `.cache`; a later one keeps `cache=`, drops the deprecated name and answers both fields with it."""
     code = f"""
         from transformers import DynamicCache, StaticCache
 
@@ -332,5 +332,45 @@ def test_given_both_keywords_the_outputs_count_an_int_only_if_both_caches_do(
             out = model(input_ids, past_key_values={past}, cache={cache}, use_cache=True)
             return input_ids[:, out.past_key_values.get_seq_length() :]
         """
-    assert codes(code) == expected
-    assert codes(code.replace("out.past_key_values", "out.cache")) == expected
+    assert codes(code) == read_as_past
+    assert codes(code.replace("out.past_key_values", "out.cache")) == read_as_cache
+
+
+def test_given_both_keywords_a_range_before_5_24_reads_the_old_one() -> None:
+    code = """
+        from transformers import DynamicCache, StaticCache
+
+        def step(model, input_ids, config):
+            out = model(input_ids, past_key_values=DynamicCache(), cache=StaticCache(config, 64))
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """
+    assert codes(code, DYNAMIC_CACHE_COUNTS_INT - CACHE_RENAMED) == []
+    assert codes(code, CACHE_RENAMED) == [(5, "SLG002")]
+
+
+@pytest.mark.parametrize("releases", [ALL_RELEASES, CACHE_RENAMED], ids=["every-release", "5.24-on"])
+def test_a_mapping_passed_too_may_hold_the_new_keyword(releases: Releases) -> None:
+    """From 5.24 on, `model(**inputs, past_key_values=c)` uses a `cache` that `inputs` holds (5.24's
+    `prepare_inputs_for_generation` returns one), not `c`."""
+    code = """
+        from transformers import DynamicCache
+
+        def step(model, input_ids, inputs):
+            out = model(**inputs, past_key_values=DynamicCache())
+            return input_ids[:, out.past_key_values.get_seq_length() :]
+        """
+    assert codes(code, releases) == [(5, "SLG002")]
+    assert codes(code, DYNAMIC_CACHE_COUNTS_INT - CACHE_RENAMED) == []
+
+
+def test_a_class_given_the_new_keyword_is_not_taken_for_a_model() -> None:
+    """`Runner(cache=c).cache` is as often the object's own attribute, built otherwise."""
+    code = """
+        from transformers import DynamicCache
+
+        def step(input_ids):
+            runner = Runner(cache=DynamicCache())
+            return input_ids[:, runner.cache.get_seq_length() :]
+        """
+    assert codes(code) == [(5, "SLG002")]
+    assert codes(code.replace("Runner(", "runner_of(")) == []

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
+from lint_rules.engine.facts.module_text import class_header_end, top_level_def_start
 from lint_rules.findings import Finding
 from lint_rules.settings import Settings
 from tests.test_compiled_methods import MODELING_WITH_RECEIVERS, OVERRIDING_MODEL, llama_package
@@ -95,3 +96,36 @@ def test_methods_of_a_class_of_another_module_are_followed_however_its_header_is
     package = write_package(tmp_path, {"positions": positions, "modeling": MODELING_WITH_METHODS})
     findings = check_path(str(package / "modeling.py"), Settings()).findings
     assert [(f.line, f.code) for f in findings] == [(11, "SLG003"), (16, "SLG002"), (20, "SLG002")]
+
+
+@pytest.mark.parametrize(
+    ("data", "start"),
+    [
+        (b"def f(x):\n    pass\n", 0),
+        (b"import m\ndef f(x):\n    pass\n", 9),
+        (b"import m\ndef  f (x):\n    pass\n", 9),
+        (b"async\tdef f(x):\n    pass\n", 0),
+        (b"import m\nasync def f(x):\n    pass\n", 9),
+        (b"class C:\n    def f(x):\n        pass\n", -1),
+        (b"def ff(x):\n    pass\n", -1),
+        (b"def f\n", -1),
+    ],
+)
+def test_where_a_module_level_def_starts(data: bytes, start: int) -> None:
+    assert top_level_def_start(data, "f") == start
+
+
+@pytest.mark.parametrize(
+    ("data", "end"),
+    [
+        (b"class C:\n", 7),
+        (b"import m\nclass C(B):\n", 16),
+        (b"import m\nclass  C :\n", 17),
+        (b"class\tC:\n", 7),
+        (b"class CC:\nclass C:\n", 17),
+        (b"def f():\n    class C:\n        pass\n", -1),
+        (b"class CC:\n", -1),
+    ],
+)
+def test_where_a_class_header_ends(data: bytes, end: int) -> None:
+    assert class_header_end(data, "C") == end

@@ -85,6 +85,69 @@ def def_of_in_bytes(name: str) -> re.Pattern[bytes]:
     return re.compile(DEF_OF.format(re.escape(name)).encode())
 
 
+# ----- definitions at a line's start (a module-level `def`, a class header): the PEP 8 literal is
+# looked for after a line break; where it is missing, a pattern that takes any spaces or tabs.
+
+TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
+"""A line break before a line that starts in column 0 with code (not a comment or a closing bracket)."""
+
+
+def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:
+    """Where the first line at or after `start` that begins with `header` begins (-1 if none): a
+    literal search, since a `^`-anchored regex over a whole module is ten times slower."""
+    if start == 0 and data.startswith(header):
+        return 0
+    found = data.find(b"\n" + header, max(start - 1, 0))
+    return found + 1 if found >= 0 else -1
+
+
+def top_level_def_start(data: bytes, name: str) -> int:
+    """Where the module-level `def name(` begins (-1 if none): PEP 8's spelling first, then any other
+    (`def  name (`, `async def name(`)."""
+    start = line_starting_with(data, f"def {name}(".encode())
+    if start >= 0 or name.encode() not in data:
+        return start
+    found = at_line_start(top_level_def(name), data)
+    return found[0] if found else -1
+
+
+def class_header_end(data: bytes, name: str) -> int:
+    """Where `class name` at the start of a line of `data` ends (-1 if none), PEP 8's single space
+    first, then any spaces or tabs."""
+    header = b"class " + name.encode()
+    start = line_starting_with(data, header)
+    while start >= 0:
+        end = start + len(header)
+        if not data[end : end + 1].isalnum() and data[end : end + 1] != b"_":
+            return end
+        start = line_starting_with(data, header, end)
+    if name.encode() not in data:
+        return -1
+    found = at_line_start(class_header(name), data)
+    return found[1] if found else -1
+
+
+def at_line_start(pattern: re.Pattern[bytes], data: bytes) -> tuple[int, int] | None:
+    """Where `pattern`, which begins with the line break before its line, first matches `data`,
+    the line break left out; the module's first line, which has none before it, included."""
+    line_end = data.find(b"\n")
+    first = pattern.match(b"\n" + (data[:line_end] if line_end >= 0 else data))
+    if first is not None:
+        return 0, first.end() - 1
+    found = pattern.search(data)
+    return (found.start() + 1, found.end()) if found else None
+
+
+@functools.lru_cache(maxsize=256)
+def top_level_def(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\n(?:async[ \t]+)?" + DEF_OF.format(re.escape(name)).encode())
+
+
+@functools.lru_cache(maxsize=256)
+def class_header(name: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\nclass[ \t]+" + re.escape(name.encode()) + rb"(?![\w])")
+
+
 def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False) -> list[int]:
     """The 1-based numbers of the lines where any of `names` occurs (with `whole_words`, not as part
     of a longer identifier), sorted."""

@@ -34,11 +34,10 @@ from lint_rules.engine.facts.imports import (
     re_export_source,
 )
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_text import defines, has_call
+from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE, defines, has_call, top_level_def_start
 from lint_rules.engine.flow.module_run import ModuleRun
 
 NAME_OR_DOT = re.compile(r"[\w.]")
-TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
 """The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
 
 
@@ -141,7 +140,7 @@ def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> 
             continue  # not a module, or one that never names a source (no function returning one)
         if f"{local}." not in text:
             continue
-        calls = re.finditer(rf"{re.escape(local)}\.(\w+)[ \t]*\(", text)  # a literal first: a fast search
+        calls = re.finditer(rf"{re.escape(local)}\.(\w+)" + CALL_PARENTHESIS, text)  # a literal first: a fast search
         names = [call.group(1) for call in calls if call.start() == 0 or not NAME_OR_DOT.match(text[call.start() - 1])]
         for name in dict.fromkeys(names):
             yield f"{local}.{name}", (source, name)
@@ -183,30 +182,3 @@ def function_mentions(file: Path, stamp: int, name: str, methods: frozenset[str]
     end = TOP_LEVEL_LINE.search(data, start + 1)
     body = data[start : end.start() if end else len(data)]
     return any(method.encode() in body for method in methods)
-
-
-def top_level_def_start(data: bytes, name: str) -> int:
-    """Where the module-level `def name(` begins (-1 if none): PEP 8's spelling first, then any other
-    (`def  name (`, `async def name(`)."""
-    start = line_starting_with(data, f"def {name}(".encode())
-    if start >= 0 or name.encode() not in data:
-        return start
-    pattern = top_level_def(name)
-    if data.startswith((b"def", b"async")) and pattern.match(b"\n" + data[: data.find(b"(") + 1]):
-        return 0  # on the module's first line
-    found = pattern.search(data)
-    return found.start() + 1 if found else -1
-
-
-@functools.lru_cache(maxsize=256)
-def top_level_def(name: str) -> re.Pattern[bytes]:
-    return re.compile(rb"\n(?:async[ \t]+)?def[ \t]+" + re.escape(name.encode()) + rb"[ \t]*\(")
-
-
-def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:
-    """Where the first line at or after `start` that begins with `header` begins (-1 if none): a
-    literal search, since a `^`-anchored regex over a whole module is ten times slower."""
-    if start == 0 and data.startswith(header):
-        return 0
-    found = data.find(b"\n" + header, max(start - 1, 0))
-    return found + 1 if found >= 0 else -1

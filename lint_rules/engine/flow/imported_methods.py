@@ -25,13 +25,11 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, file_bytes, file_stamp, module_file, re_export_source
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, defines
+from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE, class_header_end, defines
 from lint_rules.engine.facts.receiver_classes import ReceiverClass, may_show_receivers, receiver_classes
 from lint_rules.engine.flow.imported_calls import (
-    TOP_LEVEL_LINE,
     ImportedFunction,
     file_mentions,
-    line_starting_with,
     local_imports,
 )
 from lint_rules.engine.flow.module_run import ModuleRun
@@ -124,33 +122,6 @@ def defines_class_and_method(file: Path, name: str, method: str) -> bool:
 
 def defines_class(file: Path, name: str) -> bool:
     return class_header_end(file_bytes(file, file_stamp(file)), name) >= 0
-
-
-def class_header_end(data: bytes, name: str) -> int:
-    """Where `class name` at the start of a line of `data` ends (-1 if none), PEP 8's single space
-    first, then any spaces or tabs."""
-    header = b"class " + name.encode()
-    start = line_starting_with(data, header)
-    while start >= 0:
-        end = start + len(header)
-        if not data[end : end + 1].isalnum() and data[end : end + 1] != b"_":
-            return end
-        start = line_starting_with(data, header, end)
-    if name.encode() not in data:
-        return -1
-    pattern = spaced_class_header(name)
-    line_end = data.find(b"\n")
-    first_line = data[:line_end] if line_end >= 0 else data
-    first = pattern.match(b"\n" + first_line) if data.startswith(b"class") else None
-    if first is not None:
-        return first.end() - 1  # on the module's first line
-    found = pattern.search(data)
-    return found.end() if found else -1
-
-
-@functools.lru_cache(maxsize=256)
-def spaced_class_header(name: str) -> re.Pattern[bytes]:
-    return re.compile(rb"\nclass[ \t]+" + re.escape(name.encode()) + rb"(?![\w])")
 
 
 def imported_source_methods(run: ModuleRun) -> frozenset[str]:

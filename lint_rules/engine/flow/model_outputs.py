@@ -5,11 +5,16 @@ model updated in place, so its length kind is `cache`'s: an int for a `DynamicCa
 here, a possible tensor for a `StaticCache`, unknown otherwise (`past_key_values=None`: the model
 builds its own, which is not followed).
 
-5.24 renames the keyword and the field to `cache` (`ReleaseFacts.cache_renamed`). `out.cache` is the
-cache given under either name: releases before 5.24 have no such field, so reading it raises there.
-`out.past_key_values` of a model given `cache=c` is `c` only where every release of the range has the
-new name: an earlier release passes the unknown keyword into `**kwargs`, and its model builds a cache
-of its own.
+5.24 renames the keyword and the field to `cache` (`ReleaseFacts.cache_renamed`); the old names stay
+deprecated aliases. Which cache a model uses depends on the release:
+- before 5.24, the one given as `past_key_values=`: a `cache=` keyword goes into the model's
+  `**kwargs`, and its outputs have no `.cache` (reading it raises);
+- from 5.24 on, the one given as `cache=` (a `past_key_values=` given too is dropped), else the one
+  given as `past_key_values=`, unless a `**mapping` is passed too, which may hold a `cache` key;
+  `.past_key_values` and `.cache` both hold it.
+Each field of the outputs is the cache the model uses in every release of the range where reading
+it succeeds. The new keyword is followed only on a call that is not spelled as a class (`Runner(
+cache=c).cache` is an object's own attribute as often as a model's outputs).
 
 Asked only where a receiver, or a value bound to a name, is one of those fields, and where a call
 given one of those keywords is bound to a name: nothing else is read."""
@@ -17,17 +22,12 @@ given one of those keywords is bound to a name: nothing else is read."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.classes import KnownKind
 from lint_rules.engine.facts.releases import Releases
-from lint_rules.engine.flow.taint import (
-    INT_LENGTH_OUTPUTS,
-    INT_LENGTH_RENAMED_OUTPUTS,
-    TENSOR_LENGTH_OUTPUTS,
-    State,
-    key_of,
-)
+from lint_rules.engine.flow.taint import OUTPUTS, State, key_of
 
 CACHE_FIELD = "past_key_values"
 """The keyword a model is given its cache by, and the field of its outputs that holds it."""
@@ -36,26 +36,35 @@ RENAMED_CACHE_FIELD = "cache"
 
 
 def outputs_kind(node: ast.expr, cache_kind: KnownKind, releases: Releases) -> str:
-    """INT_LENGTH_OUTPUTS (TENSOR_LENGTH_OUTPUTS) for a call given `past_key_values=cache` or
-    `cache=cache` where `cache_kind` tells `cache` is int-length (tensor-length);
-    INT_LENGTH_RENAMED_OUTPUTS for an int-length one given as `cache=` alone on a range that has
-    releases before the rename; "" for anything else. Given both keywords, a release before the
-    rename keeps `past_key_values=`, a later one `cache=`: the outputs count an int only if both do."""
+    """For a call given a cache under either name, `outputs:<past_key_values>:<cache>`: the length
+    kind (INT_LENGTH, TENSOR_LENGTH or "") of the cache each field of its outputs holds in the
+    releases where reading it succeeds, as `cache_kind` tells; "" for anything else."""
     given = given_caches(node)
-    kinds = {cache_kind(cache) for cache in given.values()}
-    if TENSOR_LENGTH in kinds:
-        return TENSOR_LENGTH_OUTPUTS
-    if kinds != {INT_LENGTH}:
+    if not isinstance(node, ast.Call) or not given:
         return ""
-    if CACHE_FIELD not in given and not all(row.cache_renamed for row in releases):
-        return INT_LENGTH_RENAMED_OUTPUTS
-    return INT_LENGTH_OUTPUTS
+    before = any(not row.cache_renamed for row in releases)
+    after = any(row.cache_renamed for row in releases)
+    used_before = given.get(CACHE_FIELD)
+    hidden = any(keyword.arg is None for keyword in node.keywords)
+    used_after = given.get(RENAMED_CACHE_FIELD, None if hidden else used_before)
+    past = joined([used_before] * before + [used_after] * after, cache_kind)
+    cache = joined([used_after] * after, cache_kind)
+    return f"{OUTPUTS}:{past}:{cache}" if past or cache else ""
+
+
+def joined(caches: Iterable[ast.expr | None], cache_kind: KnownKind) -> str:
+    """TENSOR_LENGTH if any of the caches may count a tensor, INT_LENGTH if there are some and all
+    count ints, else "" (None: a cache not known here)."""
+    kinds = {cache_kind(cache) if cache is not None else "" for cache in caches}
+    if TENSOR_LENGTH in kinds:
+        return TENSOR_LENGTH
+    return INT_LENGTH if kinds == {INT_LENGTH} else ""
 
 
 def held_cache_kind(node: ast.expr, state: State, cache_kind: KnownKind, releases: Releases) -> str:
     """`out.past_key_values` (`out.cache`) where `out` holds such outputs, or `model(...,
-    past_key_values=cache).past_key_values`: INT_LENGTH or TENSOR_LENGTH as `cache` is; "" for
-    anything else."""
+    past_key_values=cache).past_key_values`: INT_LENGTH or TENSOR_LENGTH as that field's cache is;
+    "" for anything else."""
     if not (isinstance(node, ast.Attribute) and node.attr in (CACHE_FIELD, RENAMED_CACHE_FIELD)):
         return ""
     if isinstance(node.value, ast.Call):
@@ -63,17 +72,25 @@ def held_cache_kind(node: ast.expr, state: State, cache_kind: KnownKind, release
     else:
         key = key_of(node.value)
         held = state.kind(key) if key else ""
-    if held == TENSOR_LENGTH_OUTPUTS:
-        return TENSOR_LENGTH
-    if held == INT_LENGTH_OUTPUTS or (held == INT_LENGTH_RENAMED_OUTPUTS and node.attr == RENAMED_CACHE_FIELD):
-        return INT_LENGTH
-    return ""
+    prefix, _, fields = held.partition(":")
+    if prefix != OUTPUTS:
+        return ""
+    past, _, cache = fields.partition(":")
+    return past if node.attr == CACHE_FIELD else cache
 
 
 def given_caches(node: ast.expr) -> dict[str, ast.expr]:
-    """The caches a call is given, by keyword (`past_key_values`, `cache`); empty for anything else."""
+    """The caches a call is given, by keyword (`past_key_values`, and `cache` on a call not spelled
+    as a class); empty for anything else."""
     if not isinstance(node, ast.Call):
         return {}
+    fields = (CACHE_FIELD, RENAMED_CACHE_FIELD) if not spelled_as_class(node.func) else (CACHE_FIELD,)
     return {
-        keyword.arg: keyword.value for keyword in node.keywords if keyword.arg in (CACHE_FIELD, RENAMED_CACHE_FIELD)
+        keyword.arg: keyword.value for keyword in node.keywords if keyword.arg is not None and keyword.arg in fields
     }
+
+
+def spelled_as_class(func: ast.expr) -> bool:
+    """`Runner(...)`, `pkg.Runner(...)`: a CapWords name."""
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name[:1].isupper()

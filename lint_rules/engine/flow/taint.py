@@ -21,15 +21,11 @@ TENSOR_LENGTH_CACHE = "tensor-length-cache"
 """An object whose `get_seq_length()` may return a tensor, as the code shows (a `StaticCache` built,
 annotated or checked with `isinstance`): tracked only where `int-length-caches` is declared, where a
 receiver not known to be one is an int-length cache (see `declarations`)."""
-INT_LENGTH_OUTPUTS = "int-length-outputs"
-"""A model's outputs whose `past_key_values` is an int-length cache: the one it was given (`model_outputs`)."""
-TENSOR_LENGTH_OUTPUTS = "tensor-length-outputs"
-"""A model's outputs whose `past_key_values` may be a tensor-length cache: the one it was given."""
-INT_LENGTH_RENAMED_OUTPUTS = "int-length-renamed-outputs"
-"""A model's outputs whose `cache` is the int-length cache given as `cache=`, while their
-`past_key_values` may be another: a release before 5.24 ignores that keyword (`model_outputs`)."""
-OBJECT_KINDS = frozenset({INT_LENGTH_CACHE, INT_LENGTH_OUTPUTS, TENSOR_LENGTH_OUTPUTS, INT_LENGTH_RENAMED_OUTPUTS})
-"""Kinds that an attribute stored into the object (`cache.inner = other`, `out.past_key_values = c`) changes."""
+OUTPUTS = "outputs"
+"""The kinds of a model's outputs start with it: what cache each field holds (`model_outputs`)."""
+OBJECT_KINDS = frozenset({INT_LENGTH_CACHE})
+"""Kinds that an attribute stored into the object (`cache.inner = other`, `out.past_key_values = c`)
+changes; so does every kind of model outputs."""
 SOURCE_GETTER = "source-getter"
 """A bound source method (`length = cache.get_seq_length`): calling it is a source."""
 EAGER_ONLY = "<eager only>"
@@ -37,6 +33,10 @@ EAGER_ONLY = "<eager only>"
 NOT_TRACED = "<not traced>"
 """A state key set where a check that is True whenever Dynamo or export traces (`is_compiling()`,
 `is_torchdynamo_compiling()`) was False: in a region they trace, that code is never traced."""
+
+
+def is_object_kind(kind: str) -> bool:
+    return kind in OBJECT_KINDS or kind.startswith(OUTPUTS + ":")
 
 
 class Origin:
@@ -139,7 +139,7 @@ class State:
     def stored_into(self, owner: str) -> None:
         """An attribute or item of the object `owner` holds was stored (`cache.inner = other`,
         `out["past_key_values"] = c`): what its kind told of it may no longer hold."""
-        if owner and self.kinds.get(owner) in OBJECT_KINDS:
+        if owner and is_object_kind(self.kinds.get(owner, "")):
             del self.kinds[owner]
             self.rebound.add(owner)
 
