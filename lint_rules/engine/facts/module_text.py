@@ -89,7 +89,7 @@ def def_of_in_bytes(name: str) -> re.Pattern[bytes]:
 # looked for after a line break; where it is missing, a pattern that takes any spaces or tabs.
 
 TOP_LEVEL_LINE = re.compile(rb"\n(?=[^\s#)\]}])")
-"""A line break before a line that starts in column 0 with code (not a comment or a closing bracket)."""
+"""The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
 
 
 def line_starting_with(data: bytes, header: bytes, start: int = 0) -> int:

@@ -38,7 +38,6 @@ from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE
 from lint_rules.engine.flow.module_run import ModuleRun
 
 NAME_OR_DOT = re.compile(r"[\w.]")
-"""The start of a line that begins in column 0 with code (not a comment or a closing bracket)."""
 
 
 class ImportedFunction(NamedTuple):
