@@ -374,3 +374,41 @@ def test_a_class_given_the_new_keyword_is_not_taken_for_a_model() -> None:
         """
     assert codes(code) == [(5, "SLG002")]
     assert codes(code.replace("Runner(", "runner_of(")) == []
+
+
+@pytest.mark.parametrize(
+    "hand_on",
+    [
+        "other = out\n    other.cache = StaticCache(config, 64)",
+        'setattr(out, "cache", StaticCache(config, 64))',
+        "fill(out)",
+        "fill(outputs=out)",
+        'out.__setitem__("cache", StaticCache(config, 64))',
+    ],
+    ids=["alias-store", "setattr", "passed", "passed-by-keyword", "setitem-method"],
+)
+def test_outputs_handed_on_may_be_stored_into(hand_on: str) -> None:
+    """What a store through another name, `setattr` or a callee puts into the outputs is not seen:
+    after the outputs are handed on, their cache is unknown."""
+    code = f"""
+from transformers import DynamicCache, StaticCache
+
+def step(model, input_ids, config, fill):
+    out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+    {hand_on}
+    return input_ids[:, out.past_key_values.get_seq_length() :]
+"""
+    assert [code for _, code in codes(code)] == ["SLG002"]
+
+
+@pytest.mark.parametrize("read", ["print(out)", "len(out)", "isinstance(out, tuple)", "keep(out.logits)"])
+def test_outputs_read_but_not_handed_on_keep_their_cache(read: str) -> None:
+    code = f"""
+from transformers import DynamicCache
+
+def step(model, input_ids, keep):
+    out = model(input_ids, past_key_values=DynamicCache(), use_cache=True)
+    {read}
+    return input_ids[:, out.past_key_values.get_seq_length() :]
+"""
+    assert codes(code) == []

@@ -11,6 +11,12 @@ INT_TYPE_NAMES = frozenset({"int"})
 COERCING_BUILTINS = frozenset({"int", "float", "bool", "complex"})
 COERCING_FUNCTIONS = frozenset({"operator.index", "math.floor", "math.ceil", "math.trunc"})
 COERCING_METHODS = frozenset({"item", "tolist", "__index__", "__int__"})
+STORING_METHODS = frozenset(
+    {"__setitem__", "__setattr__", "__delitem__", "__delattr__", "update", "setdefault", "pop", "popitem", "clear"}
+)
+"""Methods that may store into the object they are called on (a model's outputs are a dict too)."""
+READING_BUILTINS = frozenset({"isinstance", "len", "print", "type", "id", "hasattr", "getattr", "repr", "str", "bool"})
+"""Builtins that store nothing into their arguments."""
 TENSOR_PRESERVING_METHODS = frozenset(
     {"to", "clone", "detach", "cpu", "cuda", "long", "int", "squeeze", "view_as", "reshape_as", "contiguous"}
 )

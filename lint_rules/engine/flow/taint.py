@@ -23,6 +23,7 @@ annotated or checked with `isinstance`): tracked only where `int-length-caches` 
 receiver not known to be one is an int-length cache (see `declarations`)."""
 OUTPUTS = "outputs"
 """The kinds of a model's outputs start with it: what cache each field holds (`model_outputs`)."""
+OUTPUTS_PREFIX = OUTPUTS + ":"
 OBJECT_KINDS = frozenset({INT_LENGTH_CACHE})
 """Kinds that an attribute stored into the object (`cache.inner = other`, `out.past_key_values = c`)
 changes; so does every kind of model outputs."""
@@ -36,7 +37,7 @@ NOT_TRACED = "<not traced>"
 
 
 def is_object_kind(kind: str) -> bool:
-    return kind in OBJECT_KINDS or kind.startswith(OUTPUTS + ":")
+    return kind in OBJECT_KINDS or kind.startswith(OUTPUTS_PREFIX)
 
 
 class Origin:
@@ -142,6 +143,20 @@ class State:
         if owner and is_object_kind(self.kinds.get(owner, "")):
             del self.kinds[owner]
             self.rebound.add(owner)
+
+    def let_go(self, node: ast.expr) -> None:
+        """The model's outputs `node` names are handed on (`fill(out)`, `setattr(out, ...)`,
+        `out.__setitem__(...)`, `other = out`): what is stored into them there is not seen, so what
+        their kind told of them may no longer hold."""
+        if not isinstance(node, (ast.Name, ast.Attribute)) or not self.holds_outputs():
+            return
+        key = key_of(node)
+        if key and self.kinds.get(key, "").startswith(OUTPUTS_PREFIX):
+            del self.kinds[key]
+            self.rebound.add(key)
+
+    def holds_outputs(self) -> bool:
+        return any(kind.startswith(OUTPUTS_PREFIX) for kind in self.kinds.values())
 
     def clean(self, key: str) -> None:
         self.taint.pop(key, None)

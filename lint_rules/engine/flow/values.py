@@ -261,6 +261,10 @@ class ValueWalker:
         receiver = self.value(node.func.value, state) if isinstance(node.func, ast.Attribute) else CLEAN
         if isinstance(node.func, ast.Attribute):
             self.end_path_at(node.func, state)
+            if method in ex.STORING_METHODS:
+                state.let_go(node.func.value)
+        if name not in ex.READING_BUILTINS:
+            self.hand_on_arguments(node, state)
         if name in ex.COERCING_BUILTINS or name in ex.COERCING_FUNCTIONS:
             self.arguments(node, state)
             return CLEAN
@@ -277,6 +281,14 @@ class ValueWalker:
         if method in ex.TENSOR_PRESERVING_METHODS:
             return receiver
         return self.call_into_module(node, state, argument_taints)
+
+    @staticmethod
+    def hand_on_arguments(node: ast.Call, state: State) -> None:
+        """A model's outputs passed to a call may be stored into there (`fill(out)`, `setattr(out, ...)`)."""
+        if not state.holds_outputs():
+            return
+        for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
+            state.let_go(argument.value if isinstance(argument, ast.Starred) else argument)
 
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
         """A call of a function of the module, or of another module of the package: its summary says

@@ -143,6 +143,7 @@ class FunctionWalker(ValueWalker):
             return
         taint = self.value(value, state)
         kind = self.kind_of(value, state)
+        state.let_go(value)
         never_none = self.never_none_names(targets, value, state)
         for target in targets:
             if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
