@@ -109,6 +109,12 @@ SOURCE_FORMS = (
         "outputs.past_key_values.get_seq_length()",
         prelude="outputs = self.model(ids, past_key_values=cache)",
     ),
+    SourceForm("model-outputs-renamed-inline", "self.model(ids, cache=cache).cache.get_seq_length()"),
+    SourceForm(
+        "model-outputs-renamed-bound",
+        "outputs.cache.get_seq_length()",
+        prelude="outputs = self.model(ids, cache=cache)",
+    ),
     SourceForm("ternary", "(cache.get_seq_length() if cache is not None else 0)"),
     SourceForm("parenthesised", "(cache.get_seq_length())"),
     SourceForm("awaited", "(await cache.get_seq_length())", needs_async=True),
