@@ -57,6 +57,25 @@ CACHES = """\
     class TensorCache(StaticCache):
         pass
 """
+CONSTANTS = """\
+    def offset_of(cache):
+        return 0
+"""
+FALLBACK_IMPORT = """\
+try:
+    from .helpers import offset_of
+except ImportError:
+    from .constants import offset_of"""
+FALLBACK_MODULE = """\
+try:
+    from . import helpers as h
+except ImportError:
+    from . import constants as h"""
+FALLBACK_CLASS = """\
+try:
+    from .caches import TensorCache as KV
+except ImportError:
+    from .caches import ZooCache as KV"""
 NOT_FOLLOWED_INTO_CLASS_BODIES = "in a class body no function shows the receiver's class (README Limits)"
 
 
@@ -103,6 +122,21 @@ PACKAGE_FORMS = (
     PackageForm(
         SourceForm("tensor-receiver-through-module-name", "own.get_seq_length()", prelude="own = cu.TensorCache()"),
         "import pkg.caches as cu",
+        modules={"caches": CACHES},
+    ),
+    PackageForm(
+        SourceForm("function-with-a-fallback-import", "offset_of(cache)"),
+        FALLBACK_IMPORT,
+        modules={"helpers": HELPERS, "constants": CONSTANTS},
+    ),
+    PackageForm(
+        SourceForm("function-through-a-fallback-module-alias", "h.offset_of(cache)"),
+        FALLBACK_MODULE,
+        modules={"helpers": HELPERS, "constants": CONSTANTS},
+    ),
+    PackageForm(
+        SourceForm("tensor-receiver-with-a-fallback-class", "own.get_seq_length()", prelude="own = KV()"),
+        FALLBACK_CLASS,
         modules={"caches": CACHES},
     ),
     PackageForm(

@@ -8,6 +8,8 @@ returning a tensor; `EncoderDecoderCache` has the length of the cache it wraps (
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from lint_rules.engine.facts.releases import ALL_RELEASES, RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.releases import INT_LENGTH as INT_LENGTH  # a class's *length kind* ("" when unknown)
 from lint_rules.engine.facts.releases import TENSOR_LENGTH as TENSOR_LENGTH
@@ -124,6 +126,15 @@ runs on the host."""
 
 TRANSFORMERS_MODULES = ("transformers", "transformers.cache_utils")
 """Where the table's names mean transformers' own classes."""
+
+
+def joined_kind(kinds: Iterable[str]) -> str:
+    """The kind of something that may be any of several classes: TENSOR_LENGTH if one of them may
+    count a tensor, INT_LENGTH if there are some and all count ints, else "" (unknown)."""
+    found = set(kinds)
+    if TENSOR_LENGTH in found:
+        return TENSOR_LENGTH
+    return INT_LENGTH if found == {INT_LENGTH} else ""
 
 
 def is_transformers_module(module: str) -> bool:

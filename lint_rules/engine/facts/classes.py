@@ -30,13 +30,23 @@ from lint_rules.engine.facts.caches import (
     TRANSFORMERS_MODULES,
     WRAPPER_CLASSES,
     is_transformers_module,
+    joined_kind,
     length_kind_of_transformers_class,
 )
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.counters import bindings_of
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
-from lint_rules.engine.facts.imports import bound_modules, imported_names, module_file, module_name_of, parsed_module
+from lint_rules.engine.facts.imports import (
+    Binding,
+    bound_modules,
+    defined_functions,
+    final_bindings,
+    imported_names,
+    module_file,
+    module_name_of,
+    parsed_module,
+)
 from lint_rules.engine.facts.module_text import lines_mentioning, may_nest_classes, top_level_statements
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
@@ -90,6 +100,7 @@ class ClassFacts:
         self.depth = depth
         self.classes = classes if classes is not None else module_classes(tree)
         self._imports: dict[str, tuple[str, str]] | None = None
+        self._alternatives: dict[str, list[Binding]] | None = None
         self._function_imports: dict[str, tuple[str, str]] | None = None
         self._bound_modules: dict[str, str] | None = None
         self._kinds: dict[int, str] = {}
@@ -113,10 +124,39 @@ class ClassFacts:
         return self._module
 
     def imports(self) -> dict[str, tuple[str, str]]:
+        """Where each imported name comes from (the last import of a name bound more than once: a
+        class's kind is asked of each of its `alternatives`)."""
         if self._imports is None:
             name, _ = self.module
             self._imports = imported_names(self.tree, name, self.path.endswith("__init__.py"))
         return self._imports
+
+    def alternatives(self) -> dict[str, list[Binding]]:
+        """The names whose bindings that may hold (`final_bindings`) are not the one class or import
+        `classes` and `imports` name: bound in more than one way, or last by something else."""
+        if self._alternatives is None:
+            name, _ = self.module
+            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"))
+            functions = defined_functions(self.tree) if final else frozenset()
+            self._alternatives = {
+                local: list(held) for local, held in final.items() if not self.is_plain(local, held, functions)
+            }
+        return self._alternatives
+
+    def is_plain(self, name: str, held: tuple[Binding, ...], functions: frozenset[str]) -> bool:
+        """The one binding that holds is what `classes`, `imports` and the module's `def`s say."""
+        if len(held) != 1:
+            return False
+        binding = held[0]
+        if isinstance(binding, ast.ClassDef):
+            return self.classes.get(name) is binding
+        if name in self.classes:
+            return False
+        if binding is None:
+            return name not in self.imports()
+        if name in functions:
+            return False
+        return binding == self.imports().get(name) or f"{binding[0]}.{binding[1]}" == self.bound_modules().get(name)
 
     def function_imports(self) -> dict[str, tuple[str, str]]:
         """`from m import x` inside a function or method body, read like a module-level one (asked only
@@ -161,12 +201,22 @@ class ClassFacts:
             kind = self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
             breaks = not as_a_base and self.a_subclass_breaks_transformers_int(prefix, last)
             return "" if kind == INT_LENGTH and breaks else kind
+        alternatives = self.alternatives().get(name)
+        if alternatives is not None:
+            return joined_kind([self.bound_kind(name, binding, as_a_base) for binding in alternatives])
         local = self.classes.get(name)
         if local is not None:
             return self.length_kind(local)
         imported = self.imports().get(name) or self.function_imports().get(name)
-        if imported is None:
-            return ""
+        return "" if imported is None else self.imported_kind(name, imported, as_a_base)
+
+    def bound_kind(self, name: str, binding: Binding, as_a_base: bool) -> str:
+        if isinstance(binding, ast.ClassDef):
+            return self.length_kind(binding)
+        return "" if binding is None else self.imported_kind(name, binding, as_a_base)
+
+    def imported_kind(self, name: str, imported: tuple[str, str], as_a_base: bool) -> str:
+        """The kind of the class `name` holds when it is imported as `imported` (module, name there)."""
         module, original = imported
         if is_transformers_module(module):
             kind = self.transformers_kind(original)
@@ -226,11 +276,21 @@ class ClassFacts:
         """`cache_utils.ZooCache`, `cu.ZooCache`, `zoo.utils.cache_utils.ZooCache`: the class `name` of
         the module a module-level import binds `prefix` to (transformers' by the table; a module of
         the package read from disk, or its package's `__init__.py` re-exporting the class)."""
+        alternatives = self.alternatives().get(prefix)
+        if alternatives is not None:
+            modules = [f"{binding[0]}.{binding[1]}" if isinstance(binding, tuple) else "" for binding in alternatives]
+            return joined_kind(self.kind_in_module(module, name) for module in modules)
         if self.names_transformers_module(prefix):
             return self.transformers_kind(name)
         module = self.bound_modules().get(prefix)
-        if module is None:
+        return "" if module is None else self.kind_in_module(module, name)
+
+    def kind_in_module(self, module: str, name: str) -> str:
+        """The kind of the class `name` of `module` (transformers' by the table, the package's read)."""
+        if not module:
             return ""
+        if is_transformers_module(module):
+            return self.transformers_kind(name)
         other = self.other_module(module)
         return other.length_kind_of_name(name) if other is not None else ""
 
@@ -429,6 +489,8 @@ class ClassFacts:
 
     def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
         prefix, _, last = name.rpartition(".")
+        if name.partition(".")[0] in self.alternatives():
+            return None
         if prefix:  # `cache_utils.Owner`: through a name bound to a module of the package
             module = self.bound_modules().get(prefix)
             other = self.other_module(module) if module is not None and not is_transformers_module(module) else None
@@ -657,6 +719,8 @@ class ClassFacts:
     def transformers_class_named(self, name: str) -> str:
         """The transformers class that `name`, written in this module, stands for; "" for any other."""
         prefix, _, last = name.rpartition(".")
+        if name.partition(".")[0] in self.alternatives():
+            return ""
         if prefix:
             return last if self.names_transformers_module(prefix) else ""
         imported = self.imports().get(name) or self.function_imports().get(name)

@@ -13,9 +13,11 @@ import contextlib
 import functools
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
+from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.module_text import import_statements
 from lint_rules.lines import lf_bytes
@@ -90,6 +92,197 @@ def imported_names(tree: ast.Module, module_name: str, is_package: bool) -> dict
             if alias.name != "*":
                 found[alias.asname or alias.name] = (source, alias.name)
     return found
+
+
+Binding = tuple[str, str] | ast.ClassDef | None
+"""What a module-level name may hold once the module has run: an import's (module, name), a class the
+module defines, or None for anything else (a `def`, an assignment)."""
+Held = dict[str, tuple[Binding, ...]]
+PLACEHOLDERS = frozenset({"None", "object", "Any", "typing.Any"})
+"""What a fallback binds where an import failed (`except ImportError: KV = object`): no class."""
+
+
+def final_bindings(tree: ast.Module, module_name: str, is_package: bool) -> Held:
+    """Each name the module's top level binds by an import, a class or a `def`, with every binding
+    that may hold once the module has run: the arms of an `if` or a `match`, the handlers of a `try`
+    (`try: from transformers import StaticCache as KV` / `except ImportError: from .own import
+    IntCache as KV`), and any part of a `try`, `with` or loop body having run. A later binding in the
+    same block replaces an earlier one; a placeholder (`= None`, `= object`, `= Any`, a string) binds
+    no class; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other)."""
+    tracked = frozenset(name for statement in block_statements(tree.body) for name in defined(statement))
+    if not tracked:
+        return {}
+    after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked))
+    return {name: held for name, held in after.items() if held}
+
+
+class Scan(NamedTuple):
+    module_name: str
+    is_package: bool
+    tracked: frozenset[str]
+    """The names bound somewhere by an import, a class or a `def`: only those may name a class."""
+
+
+def defined_functions(tree: ast.Module) -> frozenset[str]:
+    """The names the module's top level binds by a `def` (in any arm)."""
+    functions = (statement for statement in block_statements(tree.body) if isinstance(statement, FUNCTIONS))
+    return frozenset(statement.name for statement in functions)
+
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def imports_among(bindings: Iterable[Binding]) -> list[tuple[str, str]]:
+    """The (module, name) of each import among a name's bindings."""
+    return [binding for binding in bindings if isinstance(binding, tuple)]
+
+
+def block_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a body and of the blocks of its compound statements, not of `def`s or classes."""
+    for statement in body:
+        yield statement
+        for block in blocks_of(statement):
+            yield from block_statements(block)
+
+
+def blocks_of(statement: ast.stmt) -> list[list[ast.stmt]]:
+    if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        return [statement.body, statement.orelse]
+    if isinstance(statement, (ast.Try, ast.TryStar)):
+        return [
+            statement.body,
+            *(handler.body for handler in statement.handlers),
+            statement.orelse,
+            statement.finalbody,
+        ]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [statement.body]
+    if isinstance(statement, ast.Match):
+        return [case.body for case in statement.cases]
+    return []
+
+
+def defined(statement: ast.stmt) -> Iterator[str]:
+    """The names an import, a class or a `def` binds."""
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        yield from (alias.asname or alias.name.partition(".")[0] for alias in statement.names if alias.name != "*")
+    elif isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield statement.name
+
+
+def bindings_after(body: list[ast.stmt], before: Held, scan: Scan) -> Held:
+    held = dict(before)
+    for statement in body:
+        if isinstance(statement, ast.If):
+            held = joined([bindings_after(statement.body, held, scan), bindings_after(statement.orelse, held, scan)])
+        elif isinstance(statement, ast.Match):
+            held = joined([held, *(bindings_after(case.body, held, scan) for case in statement.cases)])
+        elif isinstance(statement, (ast.Try, ast.TryStar)):
+            held = bindings_after_try(statement, held, scan)
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            held = bindings_after_block(statement, held, scan)
+        else:
+            for name, bindings in statement_bindings(statement, scan):
+                held[name] = (*held.get(name, ()), *bindings) if rewraps(statement, name) else bindings
+    return held
+
+
+def rewraps(statement: ast.stmt, name: str) -> bool:
+    """`f = torch.compile(f)`, `KV = wrap(KV)`: what the name held may still be what it holds."""
+    value = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
+    return value is not None and any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(value))
+
+
+def bindings_after_try(statement: ast.Try | ast.TryStar, before: Held, scan: Scan) -> Held:
+    """A handler runs after any part of the body, nested blocks included, may have run."""
+    after_body = bindings_after(statement.body, before, scan)
+    interrupted = joined([before, bound_anywhere(statement.body, scan)])
+    ends = [bindings_after(statement.orelse, after_body, scan)]
+    ends += [bindings_after(handler.body, interrupted, scan) for handler in statement.handlers]
+    return bindings_after(statement.finalbody, joined(ends), scan)
+
+
+def bindings_after_block(
+    statement: ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith, before: Held, scan: Scan
+) -> Held:
+    """A loop's body runs any number of times and a `with` body may be cut short
+    (`suppress(ImportError)`): any of their bindings may hold after them."""
+    held = dict(before)
+    held.update(statement_bindings(statement, scan))
+    after = joined([held, bound_anywhere(statement.body, scan)])
+    orelse = statement.orelse if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)) else []
+    return bindings_after(orelse, after, scan)
+
+
+def bound_anywhere(body: list[ast.stmt], scan: Scan) -> Held:
+    return joined([dict(statement_bindings(statement, scan)) for statement in block_statements(body)])
+
+
+def joined(arms: list[Held]) -> Held:
+    held: Held = {}
+    for arm in arms:
+        for name, bindings in arm.items():
+            known = held.get(name)
+            held[name] = bindings if known is None or known is bindings else tuple(dict.fromkeys([*known, *bindings]))
+    return held
+
+
+def statement_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
+    """The tracked names one statement binds itself (not in its blocks), each to what it then holds."""
+    for name, bindings in own_bindings(statement, scan):
+        if name in scan.tracked:
+            yield name, bindings
+
+
+def own_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
+    if isinstance(statement, ast.ImportFrom):
+        source = absolute_module(statement, scan.module_name, scan.is_package)
+        for alias in statement.names:
+            if alias.name != "*":
+                yield alias.asname or alias.name, ((source, alias.name) if source else None,)
+    elif isinstance(statement, ast.Import):
+        for alias in statement.names:
+            parent, _, last = alias.name.rpartition(".")
+            yield alias.asname or alias.name.partition(".")[0], ((parent, last) if alias.asname and parent else None,)
+    elif isinstance(statement, ast.ClassDef):
+        yield statement.name, (statement,)
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield statement.name, (None,)
+    elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and is_placeholder(statement.value):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        yield from ((target.id, ()) for target in targets if isinstance(target, ast.Name))
+    else:
+        yield from ((name, (None,)) for name in stored_names(statement))
+
+
+def is_placeholder(value: ast.expr | None) -> bool:
+    if isinstance(value, ast.Constant):
+        return value.value is None or isinstance(value.value, str)
+    return value is not None and ex.dotted_name(value) in PLACEHOLDERS
+
+
+def stored_names(statement: ast.stmt) -> Iterator[str]:
+    """The names a statement's own targets bind (`a, b = ...`, `x += 1`, `for k in ...`, `with ...
+    as m`, a walrus), not those its blocks bind; an annotation without a value binds nothing."""
+    headers: list[ast.AST]
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        headers = [statement.target, statement.iter]
+    elif isinstance(statement, ast.While):
+        headers = [statement.test]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        headers = list(statement.items)
+    elif isinstance(statement, ast.Assign):
+        headers = list(statement.targets)
+    elif isinstance(statement, ast.AugAssign) or (isinstance(statement, ast.AnnAssign) and statement.value):
+        headers = [statement.target]
+    elif isinstance(statement, ast.Expr):
+        headers = [statement.value]
+    else:
+        headers = []
+    for header in headers:
+        for node in ast.walk(header):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                yield node.id
 
 
 def bound_modules(tree: ast.Module, module_name: str, is_package: bool) -> dict[str, str]:

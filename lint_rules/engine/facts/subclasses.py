@@ -18,7 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.imports import STAMPS, imported_names, module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.imports import (
+    STAMPS,
+    final_bindings,
+    imported_names,
+    imports_among,
+    module_name_of,
+    parsed_module,
+    read_bytes,
+)
 from lint_rules.engine.facts.package import MAX_PACKAGE_FILES, package_files
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -120,7 +128,7 @@ def subclasses_in(file: Path, names: set[str]) -> list[Subclass] | None:
     if tree is None:
         return []
     module, _ = module_name_of(str(file))
-    imported = imported_names(tree, module, file.name == "__init__.py")
+    imported = names_imported_as(tree, module, file.name == "__init__.py")
     found: list[Subclass] = []
     for node in ast.walk(tree):
         known_as = [base_names(base, imported) for base in node.bases] if isinstance(node, ast.ClassDef) else []
@@ -138,13 +146,21 @@ def subclasses_in(file: Path, names: set[str]) -> list[Subclass] | None:
     return found
 
 
-def base_names(base: ast.expr, imported: dict[str, tuple[str, str]]) -> set[str]:
-    """The names a base may be known by in the package: as written, its last part, its imported name."""
+def names_imported_as(tree: ast.Module, module: str, is_package: bool) -> dict[str, set[str]]:
+    """Local name -> the names it is imported as: the last import's, and every other that may hold
+    (`try: from .base import _Base as B` / `except ImportError: from .other import Other as B`)."""
+    found = {local: {origin[1]} for local, origin in imported_names(tree, module, is_package).items()}
+    for local, held in final_bindings(tree, module, is_package).items():
+        found.setdefault(local, set()).update(name for _, name in imports_among(held))
+    return found
+
+
+def base_names(base: ast.expr, imported: dict[str, set[str]]) -> set[str]:
+    """The names a base may be known by in the package: as written, its last part, its imported names."""
     if isinstance(base, ast.Subscript):
         base = base.value
     written = ex.dotted_name(base)
-    origin = imported.get(written)
-    return {written, written.rpartition(".")[2], *([origin[1]] if origin else [])}
+    return {written, written.rpartition(".")[2], *imported.get(written, ())}
 
 
 def every_subclass_int(

@@ -30,6 +30,7 @@ from lint_rules.engine.facts.imports import (
     file_bytes,
     file_stamp,
     imported_names,
+    imports_among,
     module_file,
     re_export_source,
 )
@@ -47,25 +48,47 @@ class ImportedFunction(NamedTuple):
     file_name: str
 
 
-def imported_function(run: ModuleRun, call: ast.Call) -> ImportedFunction | None:
-    """The module-level function of another module of the package that `call` runs, if its form says."""
+def imported_functions(run: ModuleRun, call: ast.Call) -> list[ImportedFunction]:
+    """The module-level functions of other modules of the package that `call` may run, if its form
+    says: one, or one per import of a name bound in more than one way (`try: from .fast import f` /
+    `except ImportError: from .slow import f`)."""
     if run.load_module is None:
-        return None
-    origin = imported_origin(run.facts, call.func)
-    return (
-        find_function(run, *re_export_source(origin, run.facts.classes.module[1], RE_EXPORT_HOPS)) if origin else None
+        return []
+    root = run.facts.classes.module[1]
+    found = (
+        find_function(run, *re_export_source(origin, root, RE_EXPORT_HOPS))
+        for origin in imported_origins(run.facts, call.func)
     )
+    return [function for function in found if function is not None]
 
 
-def imported_origin(module: ModuleFacts, func: ast.expr) -> tuple[str, str] | None:
-    """(module, name) that `f` is imported from, or that `helpers.f`, `m.f` or `pkg.mod.f` names
-    (`from . import helpers`, `import pkg.mod as m`, `import pkg.mod`)."""
+def imported_origins(module: ModuleFacts, func: ast.expr) -> list[tuple[str, str]]:
+    """(module, name) that `f` is imported from (each import that may hold), or that `helpers.f`, `m.f`
+    or `pkg.mod.f` names (`from . import helpers`, `import pkg.mod as m`, `import pkg.mod`)."""
     if isinstance(func, ast.Name):
-        return module.classes.imports().get(func.id)
+        alternatives = module.classes.alternatives().get(func.id)
+        if alternatives is not None:
+            return imports_among(alternatives)
+        origin = module.classes.imports().get(func.id)
+        return [origin] if origin else []
     if isinstance(func, ast.Attribute):
-        owner = module.bound_modules.get(ex.dotted_name(func.value))
-        return (owner, func.attr) if owner else None
-    return None
+        return [(owner, func.attr) for owner in modules_bound(module, ex.dotted_name(func.value))]
+    return []
+
+
+def modules_bound(module: ModuleFacts, local: str) -> list[str]:
+    """The modules a dotted local name may be bound to: one, or one per import of a name bound in
+    more than one way (`try: from . import fast as ops` / `except ImportError: from . import slow as ops`)."""
+    alternatives = module.classes.alternatives().get(local)
+    if alternatives is not None:
+        return [f"{source}.{name}" for source, name in imports_among(alternatives)]
+    owner = module.bound_modules.get(local)
+    return [owner] if owner else []
+
+
+def bound_in_more_than_one_way(module: ModuleFacts, func: ast.expr) -> bool:
+    """`f` is a name the module may bind to a function of its own or an imported one (`alternatives`)."""
+    return isinstance(func, ast.Name) and func.id in module.classes.alternatives()
 
 
 def imported_target(module: ModuleFacts, func: ast.expr, function: ast.AST | None = None) -> tuple[str, str] | None:
@@ -114,7 +137,7 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     top = own_name.partition(".")[0]
     if not top:
         return frozenset()
-    for local, origin in [*module.classes.imports().items(), *module_attribute_calls(module, top, root)]:
+    for local, origin in [*every_import(module), *module_attribute_calls(module, top, root)]:
         if local.rpartition(".")[2][:1].isupper() or origin[0].partition(".")[0] != top:
             continue  # a class (CapWords) is not a module-level function
         candidate = may_return_source(origin, root, module.source_methods)  # from cached facts of the file
@@ -127,11 +150,26 @@ def imported_source_functions(run: ModuleRun) -> frozenset[str]:
     return frozenset(found)
 
 
+def every_import(module: ModuleFacts) -> Iterator[tuple[str, tuple[str, str]]]:
+    """(local name, (module, name)) for the last import of each name and every other import that may
+    hold (`alternatives`)."""
+    yield from module.classes.imports().items()
+    for local, bindings in module.classes.alternatives().items():
+        yield from ((local, origin) for origin in imports_among(bindings))
+
+
+def every_module_binding(module: ModuleFacts) -> Iterator[tuple[str, str]]:
+    """(local name, module) for each module a local name may be bound to (`modules_bound`)."""
+    yield from module.bound_modules.items()
+    for local, bindings in module.classes.alternatives().items():
+        yield from ((local, f"{source}.{name}") for source, name in imports_among(bindings))
+
+
 def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> Iterator[tuple[str, tuple[str, str]]]:
     """(`m.f`, (module, "f")) for each call `m.f(` in the text through a name bound to a module of the
     top package (`from . import m`, `import top.m as m`, `import top.m`)."""
     text = module.source.text
-    for local, source in module.bound_modules.items():
+    for local, source in every_module_binding(module):
         if not local[:1].islower() or source.partition(".")[0] != top:
             continue  # modules are named in lower case; a class or a constant is not one
         file = module_file(source, root)  # kept per module name: cheaper than a search of the text

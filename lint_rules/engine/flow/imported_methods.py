@@ -23,40 +23,47 @@ from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, file_bytes, file_stamp, module_file, re_export_source
+from lint_rules.engine.facts.imports import (
+    RE_EXPORT_HOPS,
+    file_bytes,
+    file_stamp,
+    imports_among,
+    module_file,
+    re_export_source,
+)
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE, class_header_end, defines
 from lint_rules.engine.facts.receiver_classes import ReceiverClass, may_show_receivers, receiver_classes
 from lint_rules.engine.flow.imported_calls import (
     ImportedFunction,
+    every_import,
     file_mentions,
     local_imports,
+    modules_bound,
 )
 from lint_rules.engine.flow.module_run import ModuleRun
 
 
-def imported_method(run: ModuleRun, call: ast.Call, caller: Definition | None) -> ImportedFunction | None:
-    """The method of a class of another module of the package that `receiver.m(...)` runs, when the
-    calling function shows the receiver's class."""
+def imported_methods(run: ModuleRun, call: ast.Call, caller: Definition | None) -> list[ImportedFunction]:
+    """The methods of classes of other modules of the package that `receiver.m(...)` may run, when the
+    calling function shows the receiver's class (one per class a name bound in more than one way
+    may hold)."""
     func = call.func
     if run.load_module is None or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
-        return None
+        return []
     function = caller.node if caller is not None and caller.is_function else None
     receiver = receiver_class(run, func.value.id, function)
     if receiver is None:
-        return None
-    found = class_in_other_module(run, receiver[0], function, func.attr)
-    if found is None:
-        return None
-    other, cls, file_name = found
-    if func.value.id == receiver[0] and cls.name != receiver[0]:
-        return None  # the class under another name: whether `C.m(obj, ...)` binds its first parameter is unclear
-    methods = [
-        method
-        for method in other.facts.calls.methods_in_family(cls, func.attr, with_overrides=receiver[1])
-        if method.is_function
-    ]
-    return ImportedFunction(tuple(methods), other, file_name) if methods else None
+        return []
+    found: list[ImportedFunction] = []
+    for other, cls, file_name in classes_in_other_modules(run, receiver[0], function, func.attr):
+        if func.value.id == receiver[0] and cls.name != receiver[0]:
+            return []  # the class under another name: whether `C.m(obj, ...)` binds its first parameter is unclear
+        family = other.facts.calls.methods_in_family(cls, func.attr, with_overrides=receiver[1])
+        methods = tuple(method for method in family if method.is_function)
+        if methods:
+            found.append(ImportedFunction(methods, other, file_name))
+    return found
 
 
 def receiver_class(run: ModuleRun, name: str, function: ast.AST | None) -> ReceiverClass | None:
@@ -85,34 +92,42 @@ def may_show_class(run: ModuleRun, name: str, function: ast.FunctionDef | ast.As
     return re.search(constructed, text) is not None
 
 
-def class_in_other_module(
+def classes_in_other_modules(
     run: ModuleRun, written: str, function: ast.AST | None, method: str
-) -> tuple[ModuleRun, ast.ClassDef, str] | None:
-    """The class named `written` in the calling module, when a module of the same top package
-    defines it (the run of that module, the class, its file's name)."""
-    origin = class_origin(run.facts, written, function)
+) -> list[tuple[ModuleRun, ast.ClassDef, str]]:
+    """The classes the name `written` may hold in the calling module, where a module of the same top
+    package defines them (the run of that module, the class, its file's name)."""
     own_name, root = run.facts.classes.module
-    if origin is None or origin[0].partition(".")[0] != own_name.partition(".")[0] or run.load_module is None:
-        return None
-    source, name = re_export_source(origin, root, RE_EXPORT_HOPS)
-    file = module_file(source, root)
-    if file is None or not defines_class_and_method(file, name, method):
-        return None
-    other = run.load_module(file)
-    cls = other.facts.definitions.classes.get(name) if other is not None else None
-    return (other, cls, file.name) if other is not None and cls is not None else None
+    if run.load_module is None:
+        return []
+    found = []
+    for origin in class_origins(run.facts, written, function):
+        if origin[0].partition(".")[0] != own_name.partition(".")[0]:
+            continue
+        source, name = re_export_source(origin, root, RE_EXPORT_HOPS)
+        file = module_file(source, root)
+        if file is None or not defines_class_and_method(file, name, method):
+            continue
+        other = run.load_module(file)
+        cls = other.facts.definitions.classes.get(name) if other is not None else None
+        if other is not None and cls is not None:
+            found.append((other, cls, file.name))
+    return found
 
 
-def class_origin(module: ModuleFacts, written: str, function: ast.AST | None) -> tuple[str, str] | None:
+def class_origins(module: ModuleFacts, written: str, function: ast.AST | None) -> list[tuple[str, str]]:
     """(module, class) that `Helper` (imported, at module level or in the function) or `m.Helper`
-    (through a name bound to a module) names."""
+    (through a name bound to a module) may name."""
     owner, _, name = written.rpartition(".")
     if owner:
-        source = module.bound_modules.get(owner)
-        return (source, name) if source else None
+        return [(source, name) for source in modules_bound(module, owner)]
+    alternatives = module.classes.alternatives().get(name)
+    if alternatives is not None:
+        return imports_among(alternatives)
     if name in module.classes.classes:
-        return None  # a class of this module: its methods are this module's
-    return local_imports(module, function).get(name) or module.classes.imports().get(name)
+        return []  # a class of this module: its methods are this module's
+    imported = local_imports(module, function).get(name) or module.classes.imports().get(name)
+    return [imported] if imported else []
 
 
 def defines_class_and_method(file: Path, name: str, method: str) -> bool:
@@ -132,7 +147,7 @@ def imported_source_methods(run: ModuleRun) -> frozenset[str]:
     own_name, root = module.classes.module
     top = own_name.partition(".")[0]
     found: set[str] = set()
-    for local, origin in module.classes.imports().items():
+    for local, origin in every_import(module):
         if not top or not local[:1].isupper() or origin[0].partition(".")[0] != top:
             continue
         if run.load_module is None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
+from lint_rules.engine.facts.caches import joined_kind
 from lint_rules.engine.facts.classes import KnownKind
 from lint_rules.engine.facts.releases import Releases
 from lint_rules.engine.flow.taint import OUTPUTS, State, key_of
@@ -55,10 +55,7 @@ def outputs_kind(node: ast.expr, cache_kind: KnownKind, releases: Releases) -> s
 def joined(caches: Iterable[ast.expr | None], cache_kind: KnownKind) -> str:
     """TENSOR_LENGTH if any of the caches may count a tensor, INT_LENGTH if there are some and all
     count ints, else "" (None: a cache not known here)."""
-    kinds = {cache_kind(cache) if cache is not None else "" for cache in caches}
-    if TENSOR_LENGTH in kinds:
-        return TENSOR_LENGTH
-    return INT_LENGTH if kinds == {INT_LENGTH} else ""
+    return joined_kind(cache_kind(cache) if cache is not None else "" for cache in caches)
 
 
 def held_cache_kind(node: ast.expr, state: State, cache_kind: KnownKind, releases: Releases) -> str:

@@ -14,8 +14,13 @@ from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.transformers_api import int_parameters_of
 from lint_rules.engine.flow import operands
-from lint_rules.engine.flow.imported_calls import imported_function, imported_target
-from lint_rules.engine.flow.imported_methods import imported_method
+from lint_rules.engine.flow.imported_calls import (
+    ImportedFunction,
+    bound_in_more_than_one_way,
+    imported_functions,
+    imported_target,
+)
+from lint_rules.engine.flow.imported_methods import imported_methods
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.narrowing import classes_checked, may_narrow, narrow, subject_key
 from lint_rules.engine.flow.never_none import none_truth, shared_names, text_of
@@ -297,23 +302,32 @@ class ValueWalker:
         if summaries is None:
             return CLEAN
         callees = summaries.callees(node, self.scope) if self.may_call_into_module(node.func) else []
-        if callees:
-            return CLEAN.union(*(self.call_of(node, state, argument_taints, callee, summaries) for callee in callees))
-        imported = None
-        if self.may_call_other_module(node, argument_taints):
-            imported = imported_function(self.run, node) or imported_method(self.run, node, self.scope.definition)
-        if imported is None or imported.run.summaries is None:
+        own = [self.call_of(node, state, argument_taints, callee, summaries) for callee in callees]
+        if callees and not bound_in_more_than_one_way(self.module, node.func):
+            return CLEAN.union(*own)
+        imported = self.imported_callees(node, argument_taints)
+        if not imported and not callees:
             return self.library_call(node, argument_taints) if argument_taints else CLEAN
-        other = imported.run.summaries
         try:
             return CLEAN.union(
+                *own,
                 *(
-                    self.call_of(node, state, argument_taints, callee, other, imported.file_name)
-                    for callee in imported.definitions
-                )
+                    self.call_of(node, state, argument_taints, callee, table, other.file_name)
+                    for other, table in imported
+                    for callee in other.definitions
+                ),
             )
         except RecursionError:
-            return CLEAN  # a callee of another module too deep to summarize is not followed (not this file's error)
+            return CLEAN.union(*own)  # a callee of another module too deep to summarize is not followed
+
+    def imported_callees(
+        self, node: ast.Call, argument_taints: dict[int, Taint]
+    ) -> list[tuple[ImportedFunction, SummaryTable]]:
+        """The functions of other modules the call may run, each with its module's summaries."""
+        if not self.may_call_other_module(node, argument_taints):
+            return []
+        found = imported_functions(self.run, node) or imported_methods(self.run, node, self.scope.definition)
+        return [(other, other.run.summaries) for other in found if other.run.summaries is not None]
 
     def call_of(
         self,

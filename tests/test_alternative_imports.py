@@ -1,0 +1,557 @@
+"""A class name a module binds in more than one way (`facts/imports.py`, `final_bindings`):
+`try: from transformers import StaticCache as KV` / `except ImportError: from .own import IntCache as
+KV` holds the StaticCache wherever transformers imports, so the name's length is an int only when
+every binding that may hold counts an int. A later binding in the same block replaces an earlier
+one; `KV = None` binds no class. The runs are pinned below 5.25, where an annotated `DynamicCache`
+counts an int whatever its config.
+
+Each module below binds `KV` and then uses it three ways: as a receiver's annotation, as a
+constructor, and in an `isinstance` test. A silent shape has its must-report twin beside it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checking import check_path
+from lint_rules.settings import Settings
+from lint_rules.target_range import range_of
+
+PINNED = Settings(transformers=range_of([">=5.5,<5.25"], "this test"))
+
+OWN = """\
+    from transformers.cache_utils import Cache
+
+
+    class IntCache(Cache):
+        def __init__(self):
+            self.seen = 0
+
+        def get_seq_length(self, layer_idx=0):
+            return self.seen
+"""
+
+USES = """\
+
+
+    def annotated(cache: KV, input_ids):
+        n = cache.get_seq_length()
+        return input_ids[:, n:]
+
+
+    def constructed(input_ids):
+        cache = KV()
+        n = cache.get_seq_length()
+        return input_ids[:, n:]
+
+
+    def narrowed(cache, input_ids):
+        if isinstance(cache, KV):
+            n = cache.get_seq_length()
+            return input_ids[:, n:]
+        return input_ids
+"""
+
+SILENT = {
+    "both-arms-int": (
+        """\
+        try:
+            from transformers import DynamicCache as KV
+        except ImportError:
+            from .own import IntCache as KV
+        """,
+        "each arm counts an int",
+    ),
+    "same-class-two-places": (
+        """\
+        try:
+            from transformers import DynamicCache as KV
+        except ImportError:
+            from transformers.cache_utils import DynamicCache as KV
+        """,
+        "one class, imported from where the release has it",
+    ),
+    "later-import-replaces": (
+        """\
+        from transformers import StaticCache as KV
+        from .own import IntCache as KV
+        """,
+        "the second import replaces the first before any function runs",
+    ),
+    "fallback-to-none": (
+        """\
+        try:
+            from transformers import DynamicCache as KV
+        except ImportError:
+            KV = None
+        """,
+        "None is no class: where KV is one, it is DynamicCache",
+    ),
+    "type-checking-arm": (
+        """\
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from .own import IntCache as KV
+        else:
+            KV = "IntCache"
+        """,
+        "a string is no class: the checked arm's import is the only one",
+    ),
+    "fallback-to-object": (
+        """\
+        try:
+            from transformers import DynamicCache as KV
+        except ImportError:
+            KV = object
+        """,
+        "a placeholder (`object`, `Any`) is no class",
+    ),
+    "annotation-without-a-value": (
+        """\
+        import os
+        from .own import IntCache as KV
+        if os.environ.get("X"):
+            KV: type
+        """,
+        "an annotation alone binds nothing",
+    ),
+}
+
+REPORTED = {
+    "static-first-int-fallback": """\
+        try:
+            from transformers import StaticCache as KV
+        except ImportError:
+            from .own import IntCache as KV
+        """,
+    "int-first-static-fallback": """\
+        try:
+            from .own import IntCache as KV
+        except ImportError:
+            from transformers import StaticCache as KV
+        """,
+    "earlier-import-replaced": """\
+        from .own import IntCache as KV
+        from transformers import StaticCache as KV
+        """,
+    "fallback-to-none-static": """\
+        try:
+            from transformers import StaticCache as KV
+        except ImportError:
+            KV = None
+        """,
+    "if-else-arms": """\
+        import os
+        if os.environ.get("STATIC"):
+            from transformers import StaticCache as KV
+        else:
+            from .own import IntCache as KV
+        """,
+    "local-class-fallback": """\
+        try:
+            from transformers import StaticCache as KV
+        except ImportError:
+            class KV:
+                def get_seq_length(self, layer_idx=0):
+                    return 0
+        """,
+    "suppressed-import": """\
+        import contextlib
+        from .own import IntCache as KV
+        with contextlib.suppress(ImportError):
+            from transformers import StaticCache as KV
+        """,
+    "static-first-dynamic-fallback": """\
+        try:
+            from transformers import StaticCache as KV
+        except ImportError:
+            from transformers import DynamicCache as KV
+        """,
+    "try-cut-between-two-imports": """\
+        try:
+            from transformers import StaticCache as KV
+            from .own import IntCache as KV
+        except ImportError:
+            pass
+        """,
+    "class-then-import": """\
+        class KV:
+            def get_seq_length(self, layer_idx=0):
+                return 0
+        from transformers import StaticCache as KV
+        """,
+    "import-then-assignment": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+        KV = StaticCache
+        """,
+    "checked-arm-int-runtime-static": """\
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from .own import IntCache as KV
+        else:
+            from transformers import StaticCache as KV
+        """,
+    "not-type-checking": """\
+        from typing import TYPE_CHECKING
+        if not TYPE_CHECKING:
+            from transformers import StaticCache as KV
+        else:
+            from .own import IntCache as KV
+        """,
+    "match-arm": """\
+        import sys
+        from .own import IntCache as KV
+        match sys.argv:
+            case ["static"]:
+                from transformers import StaticCache as KV
+        """,
+    "rebound-by-assignment": """\
+        import os
+        from transformers import StaticCache
+        from .own import IntCache as KV
+        if os.environ.get("STATIC"):
+            KV = StaticCache
+        """,
+}
+
+
+MODULE_ALIASES = {
+    "static-first-own-fallback": (
+        """\
+        try:
+            from transformers import cache_utils as cu
+        except ImportError:
+            from . import own as cu
+        """,
+        "StaticCache",
+        True,
+    ),
+    "own-first-static-fallback": (
+        """\
+        try:
+            import pkg.own as cu
+        except ImportError:
+            import transformers.cache_utils as cu
+        """,
+        "StaticCache",
+        True,
+    ),
+    "both-int": (
+        """\
+        try:
+            from transformers import cache_utils as cu
+        except ImportError:
+            from . import own as cu
+        """,
+        "DynamicCache",
+        False,
+    ),
+}
+"""`cu.<class>` where `cu` may be either module: `own` defines both names, with an int length."""
+
+OWN_UNDER_TRANSFORMERS_NAMES = """\
+    from .own_classes import IntCache as StaticCache, IntCache as DynamicCache
+"""
+
+
+@pytest.mark.parametrize("binding, cls, reported", MODULE_ALIASES.values(), ids=MODULE_ALIASES)
+def test_a_class_through_a_module_alias_bound_in_more_than_one_way(
+    tmp_path: Path, binding: str, cls: str, reported: bool
+) -> None:
+    uses = textwrap.dedent(USES).replace("KV", f"cu.{cls}")
+    modules = {"own_classes": OWN, "own": OWN_UNDER_TRANSFORMERS_NAMES, "aliased": textwrap.dedent(binding) + uses}
+    package = write_modules(tmp_path, modules)
+    assert len(reported_lines(package, "aliased")) == (3 if reported else 0)
+
+
+def write_modules(root: Path, modules: dict[str, str]) -> Path:
+    """`root/pkg` with the modules, each dedented."""
+    package = root / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (package / f"{name}.py").write_text(textwrap.dedent(text))
+    return package
+
+
+def write_package(root: Path, binding: str) -> Path:
+    """`uses.py` binds `KV` and uses it; `elsewhere.py` imports `KV` from there and uses it."""
+    uses = textwrap.dedent(USES)
+    return write_modules(
+        root, {"own": OWN, "uses": textwrap.dedent(binding) + uses, "elsewhere": "from .uses import KV\n" + uses}
+    )
+
+
+def reported_lines(package: Path, module: str) -> list[int]:
+    checked = check_path(str(package / f"{module}.py"), PINNED)
+    assert not checked.error, checked.error
+    return sorted(finding.line for finding in checked.findings)
+
+
+@pytest.mark.parametrize("binding, reason", SILENT.values(), ids=SILENT)
+def test_a_name_every_binding_of_which_counts_an_int_stays_silent(tmp_path: Path, binding: str, reason: str) -> None:
+    package = write_package(tmp_path, binding)
+    assert reported_lines(package, "uses") == [], reason
+    assert reported_lines(package, "elsewhere") == [], reason
+
+
+@pytest.mark.parametrize("binding", REPORTED.values(), ids=REPORTED)
+def test_a_name_one_binding_of_which_may_count_a_tensor_is_reported(tmp_path: Path, binding: str) -> None:
+    package = write_package(tmp_path, binding)
+    assert len(reported_lines(package, "uses")) == 3
+    assert len(reported_lines(package, "elsewhere")) == 3
+
+
+# ----- functions: a call may run any of the functions the name may hold -----------------------------
+
+HELPERS = {
+    "lengths": """\
+        def past_length(cache):
+            return cache.get_seq_length()
+
+
+        def cut(input_ids, n):
+            return input_ids[:, n:]
+        """,
+    "constants": """\
+        def past_length(cache):
+            return 0
+
+
+        def cut(input_ids, n):
+            return input_ids
+        """,
+}
+
+CALLS = """\
+
+
+    def trim(cache, input_ids):
+        n = past_length(cache)
+        return input_ids[:, n:]
+
+
+    def handed_on(cache, input_ids):
+        return cut(input_ids, cache.get_seq_length())
+"""
+
+FUNCTION_BINDINGS = {
+    "lengths-first": (
+        """\
+        try:
+            from .lengths import cut, past_length
+        except ImportError:
+            from .constants import cut, past_length
+        """,
+        True,
+    ),
+    "lengths-in-the-fallback": (
+        """\
+        try:
+            from .constants import cut, past_length
+        except ImportError:
+            from .lengths import cut, past_length
+        """,
+        True,
+    ),
+    "own-definitions-in-the-fallback": (
+        """\
+        try:
+            from .lengths import cut, past_length
+        except ImportError:
+            def past_length(cache):
+                return 0
+
+            def cut(input_ids, n):
+                return input_ids
+        """,
+        True,
+    ),
+    "own-definitions-then-import": (
+        """\
+        def past_length(cache):
+            return 0
+
+
+        def cut(input_ids, n):
+            return input_ids
+
+
+        from .lengths import cut, past_length
+        """,
+        True,
+    ),
+    "rewrapped-import": (
+        """\
+        import functools
+        from .lengths import cut, past_length
+        past_length = functools.lru_cache(past_length)
+        cut = functools.wraps(cut)(cut)
+        """,
+        True,
+    ),
+    "later-import-replaces": (
+        """\
+        from .lengths import cut, past_length
+        from .constants import cut, past_length
+        """,
+        False,
+    ),
+    "both-arms-constant": (
+        """\
+        try:
+            from .constants import cut, past_length
+        except ImportError:
+            from .constants import cut as cut, past_length as past_length
+        """,
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("binding, reported", FUNCTION_BINDINGS.values(), ids=FUNCTION_BINDINGS)
+def test_a_call_may_run_any_function_its_name_may_hold(tmp_path: Path, binding: str, reported: bool) -> None:
+    package = write_modules(tmp_path, {**HELPERS, "calls": textwrap.dedent(binding) + textwrap.dedent(CALLS)})
+    assert len(reported_lines(package, "calls")) == (2 if reported else 0)
+
+
+MODULE_FUNCTION_BINDINGS = {
+    "lengths-first": (
+        """\
+        try:
+            from . import lengths as ops
+        except ImportError:
+            from . import constants as ops
+        """,
+        True,
+    ),
+    "lengths-in-the-fallback": (
+        """\
+        try:
+            import pkg.constants as ops
+        except ImportError:
+            import pkg.lengths as ops
+        """,
+        True,
+    ),
+    "both-arms-constant": (
+        """\
+        try:
+            from . import constants as ops
+        except ImportError:
+            import pkg.constants as ops
+        """,
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("binding, reported", MODULE_FUNCTION_BINDINGS.values(), ids=MODULE_FUNCTION_BINDINGS)
+def test_a_call_through_a_module_alias_may_run_either_module_s_function(
+    tmp_path: Path, binding: str, reported: bool
+) -> None:
+    calls = textwrap.dedent(CALLS).replace("past_length(", "ops.past_length(").replace("cut(", "ops.cut(")
+    package = write_modules(tmp_path, {**HELPERS, "calls": textwrap.dedent(binding) + calls})
+    assert len(reported_lines(package, "calls")) == (2 if reported else 0)
+
+
+# ----- the other readers of a name: methods, subclasses, attributes ---------------------------------
+
+HELPER_CLASSES = {
+    "fast": """\
+        class Helper:
+            def offset_of(self, cache):
+                return cache.get_seq_length()
+        """,
+    "slow": """\
+        class Helper:
+            def offset_of(self, cache):
+                return 0
+        """,
+}
+METHOD_CALL = """\
+    try:
+        from .{first} import Helper
+    except ImportError:
+        from .{second} import Helper
+
+
+    def trim(cache, input_ids):
+        h = Helper()
+        n = h.offset_of(cache)
+        return input_ids[:, n:]
+
+
+    def logged(cache):
+        print(cache.get_seq_length())  # the module names a source method: it is checked at all
+"""
+
+
+@pytest.mark.parametrize(
+    "first, second, reported", [("fast", "slow", True), ("slow", "fast", True), ("slow", "slow", False)]
+)
+def test_a_method_may_be_any_class_s_the_name_may_hold(tmp_path: Path, first: str, second: str, reported: bool) -> None:
+    calls = METHOD_CALL.format(first=first, second=second)
+    package = write_modules(tmp_path, {**HELPER_CLASSES, "calls": calls})
+    assert len(reported_lines(package, "calls")) == (1 if reported else 0)
+
+
+PRIVATE_BASE = {
+    "base": """\
+        from transformers.cache_utils import Cache
+
+
+        class _Base(Cache):
+            def get_seq_length(self, layer_idx=0):
+                raise NotImplementedError
+        """,
+    "int_subclass": """\
+        from .base import _Base
+
+
+        class Counted(_Base):
+            def __init__(self):
+                self.seen = 0
+
+            def get_seq_length(self, layer_idx=0):
+                return self.seen
+        """,
+    "other": "class Other:\n    pass\n",
+    "uses": """\
+        from .base import _Base
+
+
+        def trim(cache: _Base, input_ids):
+            n = cache.get_seq_length()
+            return input_ids[:, n:]
+        """,
+}
+TENSOR_SUBCLASS = """\
+    import torch
+    try:
+        from .{first} import {first_name} as B
+    except ImportError:
+        from .{second} import {second_name} as B
+
+
+    class Tensorish(B):
+        def get_seq_length(self, layer_idx=0):
+            return torch.tensor(0)
+"""
+
+
+@pytest.mark.parametrize("base_first", [True, False], ids=["base-first", "base-in-the-fallback"])
+def test_a_subclass_of_a_base_imported_in_one_arm_counts(tmp_path: Path, base_first: bool) -> None:
+    arms = [("base", "_Base"), ("other", "Other")]
+    (first, first_name), (second, second_name) = arms if base_first else arms[::-1]
+    subclass = TENSOR_SUBCLASS.format(first=first, first_name=first_name, second=second, second_name=second_name)
+    package = write_modules(tmp_path, {**PRIVATE_BASE, "tensor_subclass": subclass})
+    assert len(reported_lines(package, "uses")) == 1
+
+
+def test_a_private_base_whose_subclasses_count_ints_stays_silent(tmp_path: Path) -> None:
+    package = write_modules(tmp_path, PRIVATE_BASE)
+    assert reported_lines(package, "uses") == [], "its one subclass in the package counts an int"
