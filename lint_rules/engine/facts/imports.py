@@ -109,11 +109,42 @@ def final_bindings(tree: ast.Module, module_name: str, is_package: bool) -> Held
     IntCache as KV`), and any part of a `try`, `with` or loop body having run. A later binding in the
     same block replaces an earlier one; a placeholder (`= None`, `= object`, `= Any`, a string) binds
     no class; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other)."""
-    tracked = frozenset(name for statement in block_statements(tree.body) for name in defined(statement))
-    if not tracked:
+    names = NameCount()
+    names.count(tree.body, plainly_read=True)
+    if names.each_bound_once_where_plainly_read():
         return {}
-    after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked))
+    after = bindings_after(tree.body, {}, Scan(module_name, is_package, frozenset(names.defined)))
     return {name: held for name, held in after.items() if held}
+
+
+class NameCount:
+    """One cheap pass over a module's top level: how often each name is bound by an import, a class or a
+    `def`, and which names anything else binds (most modules bind each imported name once, where the
+    plain lookup reads it: then `imports` and `classes` say what every name holds)."""
+
+    def __init__(self) -> None:
+        self.defined: dict[str, int] = {}
+        self.otherwise_bound: set[str] = set()
+        self.defined_out_of_plain_reach = False
+
+    def count(self, body: list[ast.stmt], plainly_read: bool) -> None:
+        for statement in body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                for name in defined(statement):
+                    self.defined[name] = self.defined.get(name, 0) + 1
+                    self.defined_out_of_plain_reach |= not plainly_read
+            else:
+                self.otherwise_bound.update(stored_names(statement))
+                inside = plainly_read and isinstance(statement, (ast.If, ast.Try, ast.TryStar))
+                for block in blocks_of(statement):
+                    self.count(block, inside)
+
+    def each_bound_once_where_plainly_read(self) -> bool:
+        return (
+            not self.defined_out_of_plain_reach
+            and all(times == 1 for times in self.defined.values())
+            and not any(name in self.defined for name in self.otherwise_bound)
+        )
 
 
 class Scan(NamedTuple):
