@@ -338,23 +338,19 @@ CALLS = """\
         return cut(input_ids, cache.get_seq_length())
 """
 
+
+def fallback(first: str, second: str) -> str:
+    """`first` in a `try`, `second` where it raised ImportError."""
+    return f"try:\n    {first}\nexcept ImportError:\n    {second}\n"
+
+
 FUNCTION_BINDINGS = {
     "lengths-first": (
-        """\
-        try:
-            from .lengths import cut, past_length
-        except ImportError:
-            from .constants import cut, past_length
-        """,
+        fallback("from .lengths import cut, past_length", "from .constants import cut, past_length"),
         True,
     ),
     "lengths-in-the-fallback": (
-        """\
-        try:
-            from .constants import cut, past_length
-        except ImportError:
-            from .lengths import cut, past_length
-        """,
+        fallback("from .constants import cut, past_length", "from .lengths import cut, past_length"),
         True,
     ),
     "own-definitions-in-the-fallback": (
@@ -401,12 +397,9 @@ FUNCTION_BINDINGS = {
         False,
     ),
     "both-arms-constant": (
-        """\
-        try:
-            from .constants import cut, past_length
-        except ImportError:
-            from .constants import cut as cut, past_length as past_length
-        """,
+        fallback(
+            "from .constants import cut, past_length", "from .constants import cut as cut, past_length as past_length"
+        ),
         False,
     ),
 }
@@ -419,33 +412,9 @@ def test_a_call_may_run_any_function_its_name_may_hold(tmp_path: Path, binding: 
 
 
 MODULE_FUNCTION_BINDINGS = {
-    "lengths-first": (
-        """\
-        try:
-            from . import lengths as ops
-        except ImportError:
-            from . import constants as ops
-        """,
-        True,
-    ),
-    "lengths-in-the-fallback": (
-        """\
-        try:
-            import pkg.constants as ops
-        except ImportError:
-            import pkg.lengths as ops
-        """,
-        True,
-    ),
-    "both-arms-constant": (
-        """\
-        try:
-            from . import constants as ops
-        except ImportError:
-            import pkg.constants as ops
-        """,
-        False,
-    ),
+    "lengths-first": (fallback("from . import lengths as ops", "from . import constants as ops"), True),
+    "lengths-in-the-fallback": (fallback("import pkg.constants as ops", "import pkg.lengths as ops"), True),
+    "both-arms-constant": (fallback("from . import constants as ops", "import pkg.constants as ops"), False),
 }
 
 

@@ -45,6 +45,7 @@ from lint_rules.engine.facts.imports import (
     imported_names,
     module_file,
     module_name_of,
+    module_named,
     parsed_module,
 )
 from lint_rules.engine.facts.module_text import lines_mentioning, may_nest_classes, top_level_statements
@@ -156,7 +157,7 @@ class ClassFacts:
             return name not in self.imports()
         if name in functions:
             return False
-        return binding == self.imports().get(name) or f"{binding[0]}.{binding[1]}" == self.bound_modules().get(name)
+        return binding == self.imports().get(name) or module_named(binding) == self.bound_modules().get(name)
 
     def function_imports(self) -> dict[str, tuple[str, str]]:
         """`from m import x` inside a function or method body, read like a module-level one (asked only
@@ -278,7 +279,7 @@ class ClassFacts:
         the package read from disk, or its package's `__init__.py` re-exporting the class)."""
         alternatives = self.alternatives().get(prefix)
         if alternatives is not None:
-            modules = [f"{binding[0]}.{binding[1]}" if isinstance(binding, tuple) else "" for binding in alternatives]
+            modules = [module_named(binding) if isinstance(binding, tuple) else "" for binding in alternatives]
             return joined_kind(self.kind_in_module(module, name) for module in modules)
         if self.names_transformers_module(prefix):
             return self.transformers_kind(name)

@@ -163,6 +163,11 @@ def defined_functions(tree: ast.Module) -> frozenset[str]:
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def module_named(origin: tuple[str, str]) -> str:
+    """The module `from a import b` (or `import a.b as m`) binds, where `b` is a module: `a.b`."""
+    return f"{origin[0]}.{origin[1]}"
+
+
 def imports_among(bindings: Iterable[Binding]) -> list[tuple[str, str]]:
     """The (module, name) of each import among a name's bindings."""
     return [binding for binding in bindings if isinstance(binding, tuple)]

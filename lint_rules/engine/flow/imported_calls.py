@@ -32,6 +32,7 @@ from lint_rules.engine.facts.imports import (
     imported_names,
     imports_among,
     module_file,
+    module_named,
     re_export_source,
 )
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -81,7 +82,7 @@ def modules_bound(module: ModuleFacts, local: str) -> list[str]:
     more than one way (`try: from . import fast as ops` / `except ImportError: from . import slow as ops`)."""
     alternatives = module.classes.alternatives().get(local)
     if alternatives is not None:
-        return [f"{source}.{name}" for source, name in imports_among(alternatives)]
+        return [module_named(origin) for origin in imports_among(alternatives)]
     owner = module.bound_modules.get(local)
     return [owner] if owner else []
 
@@ -162,7 +163,7 @@ def every_module_binding(module: ModuleFacts) -> Iterator[tuple[str, str]]:
     """(local name, module) for each module a local name may be bound to (`modules_bound`)."""
     yield from module.bound_modules.items()
     for local, bindings in module.classes.alternatives().items():
-        yield from ((local, f"{source}.{name}") for source, name in imports_among(bindings))
+        yield from ((local, module_named(origin)) for origin in imports_among(bindings))
 
 
 def module_attribute_calls(module: ModuleFacts, top: str, root: Path | None) -> Iterator[tuple[str, tuple[str, str]]]:
