@@ -524,3 +524,38 @@ def test_a_subclass_of_a_base_imported_in_one_arm_counts(tmp_path: Path, base_fi
 def test_a_private_base_whose_subclasses_count_ints_stays_silent(tmp_path: Path) -> None:
     package = write_modules(tmp_path, PRIVATE_BASE)
     assert reported_lines(package, "uses") == [], "its one subclass in the package counts an int"
+
+
+# ----- a transformers class imported from two places stays that class ----------------------------
+
+TWO_PLACES = fallback("from transformers import DynamicCache", "from transformers.cache_utils import DynamicCache")
+
+
+@pytest.mark.parametrize(
+    "built, reported",
+    [("DynamicCache()", False), ("DynamicCache(config=config)", True)],
+    ids=["without-a-config-silent", "with-a-config-reported"],
+)
+def test_a_class_imported_from_two_places_is_built_as_that_class(tmp_path: Path, built: str, reported: bool) -> None:
+    """Over every release, `DynamicCache()` counts an int and `DynamicCache(config=...)` may not (5.25):
+    the same as for one import of the class."""
+    use = f"\n\ndef run(config, input_ids):\n    cache = {built}\n    return input_ids[:, cache.get_seq_length():]\n"
+    package = write_modules(tmp_path, {"uses": TWO_PLACES + use})
+    checked = check_path(str(package / "uses.py"), Settings())
+    assert not checked.error, checked.error
+    assert bool(checked.findings) == reported
+
+
+def test_a_subclass_of_a_transformers_class_imported_two_ways_may_break_its_int(tmp_path: Path) -> None:
+    """`class Mine(DynamicCache)` returning a tensor derives from transformers' class whichever import
+    ran: a receiver annotated `DynamicCache` may be a Mine. Its twin without the subclass is silent."""
+    subclass = (
+        "\n\nclass Mine(DynamicCache):\n    def get_seq_length(self, layer_idx=0):\n        return torch.tensor(0)\n"
+    )
+    use = "\n\ndef run(cache: DynamicCache, input_ids):\n    return input_ids[:, cache.get_seq_length():]\n"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with_subclass = write_modules(tmp_path / "a", {"uses": "import torch\n" + TWO_PLACES + subclass + use})
+    without = write_modules(tmp_path / "b", {"uses": "import torch\n" + TWO_PLACES + use})
+    assert len(reported_lines(with_subclass, "uses")) == 1
+    assert reported_lines(without, "uses") == []

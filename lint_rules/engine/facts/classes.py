@@ -712,20 +712,41 @@ class ClassFacts:
         `releases.ReleaseFacts.int_without_config`). A package subclass keeps its class's kind: what its
         `__init__`s pass up, or do to `self.layers`, is not followed."""
         kind = self.length_kind_of_name(name)
-        transformers_class = self.transformers_class_named(name) if kind == TENSOR_LENGTH and without_config else ""
+        if kind != TENSOR_LENGTH or not without_config:
+            return kind
+        alternatives = self.alternatives().get(name)
+        if alternatives is not None:
+            return joined_kind(self.built_without_config(name, binding) for binding in alternatives)
+        transformers_class = self.transformers_class_named(name)
         return (
             length_kind_in(transformers_class, self.releases, built_without_config=True) if transformers_class else kind
         )
 
+    def built_without_config(self, name: str, binding: Binding) -> str:
+        """What `name()` builds from no config where `name` holds `binding` (one of its `alternatives`)."""
+        if isinstance(binding, tuple) and is_transformers_module(binding[0]):
+            kind = length_kind_in(binding[1], self.releases, built_without_config=True)
+            if kind:
+                return kind
+        return self.bound_kind(name, binding, as_a_base=False)
+
     def transformers_class_named(self, name: str) -> str:
         """The transformers class that `name`, written in this module, stands for; "" for any other."""
         prefix, _, last = name.rpartition(".")
-        if name.partition(".")[0] in self.alternatives():
-            return ""
+        alternatives = self.alternatives().get(name.partition(".")[0])
+        if alternatives is not None:
+            named = set(self.transformers_classes_held(alternatives))
+            return named.pop() if not prefix and len(named) == 1 else ""
         if prefix:
             return last if self.names_transformers_module(prefix) else ""
         imported = self.imports().get(name) or self.function_imports().get(name)
         return imported[1] if imported is not None and is_transformers_module(imported[0]) else ""
+
+    @staticmethod
+    def transformers_classes_held(alternatives: list[Binding]) -> Iterator[str]:
+        """For each binding, the transformers class it imports ("" for any other binding)."""
+        for binding in alternatives:
+            yield binding[1] if isinstance(binding, tuple) and is_transformers_module(binding[0]) else ""
 
     def is_transformers_wrapper(self, name: str) -> bool:
         """`EncoderDecoderCache` (or `transformers.EncoderDecoderCache`) naming transformers' class."""

@@ -9,7 +9,7 @@
   implementation that builds a `StaticCache`), or defines a tensor-length cache class. Limits: only
   the files the engine analyzes (those that mention a source method) are checked for refusal; a
   value given to `cache_implementation` must be a literal to count, and a package class built
-  through its module (`caches.Mine()`) or imported inside a function is not looked for.
+  through its module (`caches.Mine()`) is not looked for.
 - `int-length-classes` (dotted names): classes the engine cannot resolve whose length is an int; a
   receiver known to be of one (annotation, constructor, `isinstance`, a subclass) is an int-length
   cache, in every file.
@@ -150,16 +150,16 @@ def tensor_length_constructions(facts: ModuleFacts) -> Iterator[tuple[int, str]]
 
 
 def imported_tensor_length_classes(facts: ModuleFacts) -> list[str]:
-    """The names the module imports from another module of the package and calls (`Name(`,
-    `Name.from_...`) whose class has a tensor length (a class the module defines refuses by itself)."""
+    """The names the module imports (at its top level in any of the ways a name may be bound, or in a
+    function) and calls (`Name(`, `Name.from_...`) whose class has a tensor length: an alias of a
+    transformers class (`StaticCache as SC`) too. A class the module defines refuses by itself."""
     text = facts.source.text
+    classes = facts.classes
+    names = {*classes.imports(), *classes.alternatives(), *classes.function_imports()}
     return [
         name
-        for name, (module, _) in facts.classes.imports().items()
-        if not is_transformers_module(module)
-        and name[:1].isupper()
-        and (has_call(text, name) or f"{name}.from_" in text)
-        and facts.classes.length_kind_of_name(name) == TENSOR_LENGTH
+        for name in sorted(names)
+        if (has_call(text, name) or f"{name}.from_" in text) and classes.length_kind_of_name(name) == TENSOR_LENGTH
     ]
 
 

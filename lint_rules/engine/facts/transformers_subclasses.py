@@ -62,6 +62,9 @@ def base_may_be(facts: ClassFacts, base: str, original: str, aliases: dict[str, 
     (a star import, a function's import, an alias to anything but a dotted name)."""
     if not base or base in facts.classes:
         return False  # a call or subscript (`Generic[T]`), or a class of the module (its lineage is read)
+    alternatives = facts.alternatives().get(base)
+    if alternatives is not None:
+        return original in facts.transformers_classes_held(alternatives)
     named = facts.transformers_class_named(base)
     if named or "." in base or base in facts.imports() or base in BUILTIN_BASES:
         return named == original
