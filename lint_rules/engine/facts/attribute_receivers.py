@@ -49,8 +49,9 @@ from lint_rules.engine.facts.attribute_stores import (
     own_method,
 )
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
-from lint_rules.engine.facts.classes import ClassFacts, annotated_classes
+from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
+from lint_rules.engine.facts.returned_values import annotated_classes
 
 MAX_DEPTH = 6
 """How many steps one question may take (`a = b`, `b = self.x`, `self.x = f()`, ...)."""

@@ -10,49 +10,34 @@ override it. Classes imported from other modules of the same package are read fr
 from __future__ import annotations
 
 import ast
-import bisect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attributes import (
-    COUNT_ADDED,
-    AttributeBindings,
-    attribute_bindings,
-    is_new_tensor,
     self_attribute,
 )
-from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.caches import (
     INT_LENGTH,
     TENSOR_LENGTH,
-    TRANSFORMERS_MODULES,
-    WRAPPER_CLASSES,
     is_transformers_module,
     joined_kind,
     length_kind_of_transformers_class,
 )
+from lint_rules.engine.facts.class_bodies import ClassBodies
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
-from lint_rules.engine.facts.counters import bindings_of
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
-from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, class_lineage, statements_within
 from lint_rules.engine.facts.imports import (
     Binding,
-    bound_modules,
-    defined_functions,
-    final_bindings,
-    imported_names,
     module_file,
-    module_name_of,
     module_named,
     parsed_module,
 )
-from lint_rules.engine.facts.module_text import lines_mentioning, may_nest_classes, top_level_statements
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
+from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
 from lint_rules.engine.facts.transformers_subclasses import (
-    all_classes,
     binds_counters_to_ints,
     counters_of_bases,
     some_subclass_may_break,
@@ -72,7 +57,7 @@ def nothing_known(value: ast.expr) -> str:
     return ""
 
 
-class ClassFacts:
+class ClassFacts(ClassBodies):
     """Length facts about the classes one module defines or imports."""
 
     def __init__(
@@ -88,107 +73,18 @@ class ClassFacts:
         releases: Releases = ALL_RELEASES,
         declarations: Declarations = NO_DECLARATIONS,
     ) -> None:
-        self.tree = tree
+        super().__init__(tree, path, module_name, root, classes, text)
         self.releases = releases
         """The transformers releases the module runs on: the table's classes have their length there."""
         self.declarations = declarations.only_classes()
         """`int-length-classes`: classes whose length is an int, though nothing here shows it."""
-        self.text = text
-        """The module's text, when the caller has it: a cheap first look before walking statements."""
         self.source_methods = source_methods
-        self.path = path
-        self._module: tuple[str, Path | None] | None = (module_name, root) if module_name is not None else None
         self.depth = depth
-        self.classes = classes if classes is not None else module_classes(tree)
-        self._imports: dict[str, tuple[str, str]] | None = None
-        self._alternatives: dict[str, list[Binding]] | None = None
-        self._function_imports: dict[str, tuple[str, str]] | None = None
-        self._bound_modules: dict[str, str] | None = None
         self._kinds: dict[int, str] = {}
         self._computing: set[int] = set()
         self._read_a_cycle = False
-        self._tensor_attributes: dict[int, frozenset[str]] = {}
-        self._int_attributes: dict[int, frozenset[str]] = {}
-        self._bindings: dict[int, AttributeBindings] = {}
-        self._subclasses: dict[int, list[ast.ClassDef]] | None = None
         self._rebinding_subclasses: dict[str, bool] = {}
-        self._every_class: list[ast.ClassDef] | None = None
         self._counters_kept_below: dict[int, bool] = {}
-        self._expression_lines: list[int] | None = None
-
-    # ----- where names come from --------------------------------------------------------------
-
-    @property
-    def module(self) -> tuple[str, Path | None]:
-        if self._module is None:
-            self._module = module_name_of(self.path)
-        return self._module
-
-    def imports(self) -> dict[str, tuple[str, str]]:
-        """Where each imported name comes from (the last import of a name bound more than once: a
-        class's kind is asked of each of its `alternatives`)."""
-        if self._imports is None:
-            name, _ = self.module
-            self._imports = imported_names(self.tree, name, self.path.endswith("__init__.py"))
-        return self._imports
-
-    def alternatives(self) -> dict[str, list[Binding]]:
-        """The names whose bindings that may hold (`final_bindings`) are not the one class or import
-        `classes` and `imports` name: bound in more than one way, or last by something else."""
-        if self._alternatives is None:
-            name, _ = self.module
-            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"))
-            functions = defined_functions(self.tree) if final else frozenset()
-            self._alternatives = {
-                local: list(held) for local, held in final.items() if not self.is_plain(local, held, functions)
-            }
-        return self._alternatives
-
-    def is_plain(self, name: str, held: tuple[Binding, ...], functions: frozenset[str]) -> bool:
-        """The one binding that holds is what `classes`, `imports` and the module's `def`s say."""
-        if len(held) != 1:
-            return False
-        binding = held[0]
-        if isinstance(binding, ast.ClassDef):
-            return self.classes.get(name) is binding
-        if name in self.classes:
-            return False
-        if binding is None:
-            return name not in self.imports()
-        if name in functions:
-            return False
-        return binding == self.imports().get(name) or module_named(binding) == self.bound_modules().get(name)
-
-    def function_imports(self) -> dict[str, tuple[str, str]]:
-        """`from m import x` inside a function or method body, read like a module-level one (asked only
-        for a name the module level does not import)."""
-        if self._function_imports is None:
-            name, _ = self.module
-            found: dict[str, set[tuple[str, str]]] = {}
-            for body in self.bodies_that_may_import():
-                statements = ast.Module(body=list(nested_imports(body)), type_ignores=[])
-                for local, origin in imported_names(statements, name, self.path.endswith("__init__.py")).items():
-                    found.setdefault(local, set()).add(origin)
-            # a name two functions import from different places means nothing module-wide
-            self._function_imports = {local: origins.pop() for local, origins in found.items() if len(origins) == 1}
-        return self._function_imports
-
-    def bodies_that_may_import(self) -> list[list[ast.stmt]]:
-        """The bodies of the top-level `def`s and classes; with the text, only those whose lines hold the
-        word `import` (every `from ... import` statement has it)."""
-        definitions = [node for node in top_level_statements(self.tree.body) if isinstance(node, DEFINITION_STATEMENTS)]
-        if self.text is not None:
-            lines = lines_mentioning(self.text, ["import"])
-            definitions = [
-                node
-                for node in definitions
-                if bisect.bisect_right(lines, node.end_lineno or node.lineno) > bisect.bisect_left(lines, node.lineno)
-            ]
-        return [node.body for node in definitions]
-
-    def in_transformers_table_module(self) -> bool:
-        name, _ = self.module
-        return name in TRANSFORMERS_MODULES
 
     # ----- length kinds -----------------------------------------------------------------------
 
@@ -241,11 +137,6 @@ class ClassFacts:
             self._rebinding_subclasses[key] = some_subclass_may_break(self, original)
         return self._rebinding_subclasses[key]
 
-    def names_transformers_module(self, prefix: str) -> bool:
-        """`prefix` of a dotted name is one of transformers' modules: `transformers.cache_utils`, or a
-        name a module-level import binds to one (`from transformers import cache_utils as cu`)."""
-        return prefix in TRANSFORMERS_MODULES or is_transformers_module(self.bound_modules().get(prefix, ""))
-
     def a_subclass_rebinds_state(self, name: str) -> bool:
         """A class of this module derives from the imported class `name` and binds (in its methods or
         its body) an attribute that class binds to something other than an int: an object of the
@@ -259,16 +150,6 @@ class ClassFacts:
                 if any(ex.dotted_name(base) == name for ancestor in self.lineage(member) for base in ancestor.bases)
             )
         return self._rebinding_subclasses[name]
-
-    @staticmethod
-    def rebinds(own: AttributeBindings, state: set[str] | None) -> bool:
-        """`own` binds an attribute of `state` (any, when None) to something other than an int."""
-        bound = [*own.values.items(), *own.class_level.items()]
-        return own.opaque or any(
-            not all(map(ex.is_structurally_int, values))
-            for attribute, values in bound
-            if state is None or attribute in state
-        )
 
     def transformers_kind(self, name: str) -> str:
         return length_kind_of_transformers_class(name, self.releases)
@@ -294,13 +175,6 @@ class ClassFacts:
             return self.transformers_kind(name)
         other = self.other_module(module)
         return other.length_kind_of_name(name) if other is not None else ""
-
-    def bound_modules(self) -> dict[str, str]:
-        """Dotted local names a module-level import binds to a module (see `imports.bound_modules`)."""
-        if self._bound_modules is None:
-            module_name, _ = self.module
-            self._bound_modules = bound_modules(self.tree, module_name, self.path.endswith("__init__.py"))
-        return self._bound_modules
 
     def length_kind(self, cls: ast.ClassDef) -> str:
         """Kept once known; an answer that read a class still being computed (a cycle through bases or
@@ -434,25 +308,6 @@ class ClassFacts:
         ]
         return all(value is not None and self.is_int_length_object(cls, value) for value in added)
 
-    def has_base_elsewhere(self, cls: ast.ClassDef) -> bool:
-        """A base that is neither a class of this module nor one of transformers'."""
-        for base in cls.bases:
-            name = ex.dotted_name(base)
-            prefix = name.rpartition(".")[0]
-            imported = self.imports().get(name)
-            if name in self.classes or self.names_transformers_module(prefix):
-                continue
-            if imported is None or not is_transformers_module(imported[0]):
-                return True
-        return False
-
-    def has_package_base(self, cls: ast.ClassDef) -> bool:
-        """A base imported from a module that is not transformers' (maybe a sibling's class)."""
-        imports = self.imports()
-        return any(
-            name in imports and not is_transformers_module(imports[name][0]) for name in map(ex.dotted_name, cls.bases)
-        )
-
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
         `self.layers[i].get_seq_length()` or `self.parent.cache.get_seq_length()`, where the class (or
@@ -556,22 +411,6 @@ class ClassFacts:
         kind = self.bases_length_kind(cls)
         return "" if kind == INT_LENGTH and not self.counters_kept_below(cls) else kind
 
-    def every_class(self) -> list[ast.ClassDef]:
-        """The module's classes at any depth (in a function, in a class), read once."""
-        if self._every_class is None:
-            nested = self.text is None or may_nest_classes(self.text)
-            top = [node for node in self.tree.body if isinstance(node, ast.ClassDef)]
-            self._every_class = all_classes(self.tree) if nested else top
-        return self._every_class
-
-    def counters_kept_below(self, cls: ast.ClassDef) -> bool:
-        """`cls` and every class of the module below it bind the counters of their transformers bases
-        only to ints: an object of any of them may be where `cls` is expected."""
-        if id(cls) not in self._counters_kept_below:
-            below = [other for other in self.every_class() if cls in self.lineage(other)]
-            self._counters_kept_below[id(cls)] = all(binds_counters_to_ints(self, other) for other in below)
-        return self._counters_kept_below[id(cls)]
-
     def bases_length_kind(self, cls: ast.ClassDef) -> str:
         """The length kind `cls` inherits: that of its first base that has one."""
         for base in cls.bases:
@@ -579,78 +418,6 @@ class ClassFacts:
             if kind:
                 return kind
         return ""
-
-    def own_source_method(self, cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        for statement in cls.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in self.source_methods:
-                return statement
-        return None
-
-    def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
-        """`self.attr` names every binding of which is an int: in its methods, a class body's default
-        (a property or any other form there is not one), in the class, its same-module bases and its
-        same-module subclasses (an instance of one may stand where the class is expected). None
-        when one of them may bind any attribute (`setattr(self, name, v)`, `self.__dict__`)."""
-        if id(cls) not in self._int_attributes:
-            members = [*self.lineage(cls), *self.subclasses(cls)]
-            bindings = [self.bindings(member) for member in members]
-            bound: dict[str, list[ast.expr]] = {}
-            for binding in bindings:
-                for attribute, values in [*binding.values.items(), *binding.class_level.items()]:
-                    bound.setdefault(attribute, []).extend(values)
-            called = {attribute for binding in bindings for attribute in binding.called}
-            opaque = any(binding.opaque for binding in bindings)
-            self._int_attributes[id(cls)] = frozenset(
-                attribute
-                for attribute, values in bound.items()
-                if not opaque and attribute not in called and is_int_counter(values)
-            )
-        return self._int_attributes[id(cls)]
-
-    def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
-        """The module's classes that have `cls` among their bases, however far up."""
-        if self._subclasses is None:
-            self._subclasses = {}
-            for member in self.classes.values():
-                for base in self.lineage(member)[1:]:
-                    self._subclasses.setdefault(id(base), []).append(member)
-        return self._subclasses.get(id(cls), [])
-
-    def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
-        """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
-        if id(cls) not in self._tensor_attributes:
-            values, _ = self.lineage_bindings(cls)
-            self._tensor_attributes[id(cls)] = frozenset(
-                attribute for attribute, bound in values.items() if all(map(is_new_tensor, bound))
-            )
-        return self._tensor_attributes[id(cls)]
-
-    def attribute_annotations(self, cls: ast.ClassDef) -> dict[str, ast.expr]:
-        return self.bindings(cls).annotations
-
-    def lineage_bindings(self, cls: ast.ClassDef) -> tuple[dict[str, list[ast.expr]], set[str]]:
-        values: dict[str, list[ast.expr]] = {}
-        called: set[str] = set()
-        for member in self.lineage(cls):
-            bindings = self.bindings(member)
-            for attribute, bound in bindings.values.items():
-                values.setdefault(attribute, []).extend(bound)
-            called |= bindings.called
-        return values, called
-
-    def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
-        if id(cls) not in self._bindings:
-            self._bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
-        return self._bindings[id(cls)]
-
-    def expression_lines(self) -> list[int] | None:
-        """The lines where a binding form inside an expression may be (None: no text, look everywhere)."""
-        if self._expression_lines is None and self.text is not None:
-            self._expression_lines = expression_lines_of(self.text)
-        return self._expression_lines
-
-    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
-        return class_lineage(cls, self.classes)
 
     def other_module(self, module: str) -> ClassFacts | None:
         if self.depth >= MAX_MODULE_DEPTH:
@@ -677,6 +444,20 @@ class ClassFacts:
                 )
             _OTHER_MODULES[key] = facts
         return _OTHER_MODULES[key]
+
+    def own_source_method(self, cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        for statement in cls.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in self.source_methods:
+                return statement
+        return None
+
+    def counters_kept_below(self, cls: ast.ClassDef) -> bool:
+        """`cls` and every class of the module below it bind the counters of their transformers bases
+        only to ints: an object of any of them may be where `cls` is expected."""
+        if id(cls) not in self._counters_kept_below:
+            below = [other for other in self.every_class() if cls in self.lineage(other)]
+            self._counters_kept_below[id(cls)] = all(binds_counters_to_ints(self, other) for other in below)
+        return self._counters_kept_below[id(cls)]
 
     # ----- receivers and attributes -----------------------------------------------------------
 
@@ -730,36 +511,6 @@ class ClassFacts:
                 return kind
         return self.bound_kind(name, binding, as_a_base=False)
 
-    def transformers_class_named(self, name: str) -> str:
-        """The transformers class that `name`, written in this module, stands for; "" for any other."""
-        prefix, _, last = name.rpartition(".")
-        alternatives = self.alternatives().get(name.partition(".")[0])
-        if alternatives is not None:
-            named = set(self.transformers_classes_held(alternatives))
-            return named.pop() if not prefix and len(named) == 1 else ""
-        if prefix:
-            return last if self.names_transformers_module(prefix) else ""
-        imported = self.imports().get(name) or self.function_imports().get(name)
-        return imported[1] if imported is not None and is_transformers_module(imported[0]) else ""
-
-    @staticmethod
-    def transformers_classes_held(alternatives: list[Binding]) -> Iterator[str]:
-        """For each binding, the transformers class it imports ("" for any other binding)."""
-        for binding in alternatives:
-            yield binding[1] if isinstance(binding, tuple) and is_transformers_module(binding[0]) else ""
-
-    def is_transformers_wrapper(self, name: str) -> bool:
-        """`EncoderDecoderCache` (or `transformers.EncoderDecoderCache`) naming transformers' class."""
-        prefix, _, last = name.rpartition(".")
-        if prefix:
-            return last in WRAPPER_CLASSES and prefix in TRANSFORMERS_MODULES
-        if name in self.classes:
-            return name in WRAPPER_CLASSES and self.in_transformers_table_module()
-        imported = self.imports().get(name)
-        if imported is None and name in WRAPPER_CLASSES:  # an alias made inside a function is not looked for
-            imported = self.function_imports().get(name)
-        return imported is not None and is_transformers_module(imported[0]) and imported[1] in WRAPPER_CLASSES
-
     def wrapped_kind(self, call: ast.Call, known_kind: KnownKind) -> str:
         """The length kind of a wrapper built by `call`: its first cache's, or a DynamicCache's from
         one argument (legacy data)."""
@@ -771,17 +522,6 @@ class ClassFacts:
         return self.constructed_kind(first, known_kind) or known_kind(first)
 
 
-def nested_imports(body: list[ast.stmt]) -> Iterator[ast.ImportFrom]:
-    """The `from ... import` statements of a body, its nested blocks and definitions (statements only)."""
-    for statement in statements_within(body, into_definitions=True):
-        if isinstance(statement, ast.ImportFrom):
-            yield statement
-
-
-def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
-    return {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
-
-
 MAX_OTHER_MODULES = 128
 _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarations], ClassFacts | None] = (
     BoundedCache(MAX_OTHER_MODULES)
@@ -790,77 +530,4 @@ _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarat
 (which bounds how far their own imports are followed)."""
 
 
-def annotated_classes(annotation: ast.expr | None) -> list[str]:
-    """The class names an annotation admits, None left out: `A | None`, `Optional[A]`, `Union[A, B]`, `"A"`."""
-    if annotation is None:
-        return []
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            return annotated_classes(ast.parse(annotation.value, mode="eval").body)
-        except SyntaxError:
-            return []
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return [*annotated_classes(annotation.left), *annotated_classes(annotation.right)]
-    if isinstance(annotation, ast.Subscript):
-        wrapper = ex.dotted_name(annotation.value).rpartition(".")[2]
-        if wrapper not in {"Optional", "Union"}:
-            return ["<generic>"]
-        elements = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
-        return [name for element in elements for name in annotated_classes(element)]
-    if ex.is_none(annotation):
-        return []
-    return [ex.dotted_name(annotation) or "<unknown>"]
-
-
-def returns_a_tensor(function: ast.FunctionDef | ast.AsyncFunctionDef, tensor_attributes: frozenset[str]) -> bool:
-    """Some `return` of the function gives a new tensor (`torch.tensor(n)`) or `self.attr` bound only to
-    new tensors: a class of the package whose length is a tensor, like transformers' `StaticLayer`."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Return) and node.value is not None:
-            key = ex.dotted_name(node.value)
-            if is_new_tensor(node.value) or (
-                key.startswith("self.") and key.count(".") == 1 and key[5:] in tensor_attributes
-            ):
-                return True
-    return False
-
-
-INT_PRESERVING_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 """Two ints give an int (`/` gives a float)."""
-
-
-def returns_only_ints(
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
-    int_attributes: frozenset[str],
-    delegated: Callable[[ast.expr], bool] = lambda value: False,
-) -> bool:
-    """Every `return` of the function gives an int: structurally, through `self.attr` assigned only
-    ints, as the length of an int-length object it holds (`delegated`), through a local every
-    binding of which is one of those, or by adding, subtracting or multiplying such ints."""
-    returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
-    local_values = bindings_of(function)  # a loop, `with`, walrus or unpacking target binds None
-    parameters = {argument.arg for argument in ex.arguments_of(function)}
-
-    def is_int(value: ast.expr, through_locals: bool = True) -> bool:
-        if isinstance(value, ast.IfExp):
-            return is_int(value.body, through_locals) and is_int(value.orelse, through_locals)
-        if isinstance(value, ast.BinOp) and isinstance(value.op, INT_PRESERVING_OPERATORS):
-            return is_int(value.left, through_locals) and is_int(value.right, through_locals)
-        key = ex.dotted_name(value)
-        if key.startswith("self.") and key.count(".") == 1:
-            return key.removeprefix("self.") in int_attributes
-        if isinstance(value, ast.Name) and through_locals and value.id in local_values:
-            return value.id not in parameters and all(
-                bound is not None and is_int(bound, through_locals=False) for bound in local_values[value.id]
-            )
-        return ex.is_structurally_int(value) or delegated(value)
-
-    return bool(returns) and all(node.value is not None and is_int(node.value) for node in returns)
-
-
-def is_int_counter(values: list[ast.expr]) -> bool:
-    """Every value bound in the family is an int, or a count added to it where some class of the
-    family starts it at an int (`attributes.COUNT_ADDED`)."""
-    added = [value for value in values if value is COUNT_ADDED]
-    others = [value for value in values if value is not COUNT_ADDED]
-    return all(map(ex.is_structurally_int, others)) and (not added or bool(others))

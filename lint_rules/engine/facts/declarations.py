@@ -113,7 +113,7 @@ def check_refusal(facts: ModuleFacts) -> None:
 
 def tensor_length_classes(facts: ModuleFacts) -> Iterator[tuple[int, str]]:
     """The module's classes whose length is a tensor: inherited, or returned by their own source method
-    (`classes.returns_a_tensor`), so only where the text names a class of the table or defines a source
+    (`returned_values.returns_a_tensor`), so only where the text names a class of the table or defines a source
     method, or a class inherits from another module of the package."""
     classes = facts.classes
     text = facts.source.text

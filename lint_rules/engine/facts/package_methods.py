@@ -37,7 +37,6 @@ from pathlib import Path
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.caches import CACHE_METHODS_CALLED_FROM_FORWARD, GENERATION_HOOKS_5X
-from lint_rules.engine.facts.classes import nested_imports
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, caller_class, calls_at
 from lint_rules.engine.facts.imports import (
     RE_EXPORT_HOPS,
@@ -50,6 +49,7 @@ from lint_rules.engine.facts.imports import (
     re_export_source,
     read_bytes,
 )
+from lint_rules.engine.facts.module_names import nested_imports
 from lint_rules.engine.facts.module_text import def_of, lines_mentioning, torch_aliases
 from lint_rules.engine.facts.package import Graph, package_files
 from lint_rules.engine.facts.receiver_classes import may_show_receivers, receiver_classes

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.classes import annotated_classes
+from lint_rules.engine.facts.returned_values import annotated_classes
 
 ReceiverClass = tuple[str, bool]
 """The class's name as the function writes it (`Helper`, `m.Helper`), and whether the receiver may

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.classes import nested_imports
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.imports import (
     RE_EXPORT_HOPS,
@@ -36,6 +35,7 @@ from lint_rules.engine.facts.imports import (
     re_export_source,
 )
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_names import nested_imports
 from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE, defines, has_call, top_level_def_start
 from lint_rules.engine.flow.module_run import ModuleRun
 

@@ -1,0 +1,142 @@
+"""What the bodies of one module's classes bind: each class's attribute bindings and lineage, its
+subclasses in the module, the attributes it binds only to ints or to new tensors, and whether it
+derives from a class of another module."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
+from lint_rules.engine.facts.binding_forms import expression_lines_of
+from lint_rules.engine.facts.caches import is_transformers_module
+from lint_rules.engine.facts.definitions import class_lineage
+from lint_rules.engine.facts.module_names import ModuleNames
+from lint_rules.engine.facts.module_text import may_nest_classes
+from lint_rules.engine.facts.returned_values import is_int_counter
+from lint_rules.engine.facts.transformers_subclasses import all_classes
+
+
+class ClassBodies(ModuleNames):
+    """The bindings of one module's classes (read lazily, each class once)."""
+
+    def __init__(
+        self,
+        tree: ast.Module,
+        path: str = "",
+        module_name: str | None = None,
+        root: Path | None = None,
+        classes: dict[str, ast.ClassDef] | None = None,
+        text: str | None = None,
+    ) -> None:
+        super().__init__(tree, path, module_name, root, classes, text)
+        self._tensor_attributes: dict[int, frozenset[str]] = {}
+        self._int_attributes: dict[int, frozenset[str]] = {}
+        self._bindings: dict[int, AttributeBindings] = {}
+        self._subclasses: dict[int, list[ast.ClassDef]] | None = None
+        self._every_class: list[ast.ClassDef] | None = None
+        self._expression_lines: list[int] | None = None
+
+    @staticmethod
+    def rebinds(own: AttributeBindings, state: set[str] | None) -> bool:
+        """`own` binds an attribute of `state` (any, when None) to something other than an int."""
+        bound = [*own.values.items(), *own.class_level.items()]
+        return own.opaque or any(
+            not all(map(ex.is_structurally_int, values))
+            for attribute, values in bound
+            if state is None or attribute in state
+        )
+
+    def has_base_elsewhere(self, cls: ast.ClassDef) -> bool:
+        """A base that is neither a class of this module nor one of transformers'."""
+        for base in cls.bases:
+            name = ex.dotted_name(base)
+            prefix = name.rpartition(".")[0]
+            imported = self.imports().get(name)
+            if name in self.classes or self.names_transformers_module(prefix):
+                continue
+            if imported is None or not is_transformers_module(imported[0]):
+                return True
+        return False
+
+    def has_package_base(self, cls: ast.ClassDef) -> bool:
+        """A base imported from a module that is not transformers' (maybe a sibling's class)."""
+        imports = self.imports()
+        return any(
+            name in imports and not is_transformers_module(imports[name][0]) for name in map(ex.dotted_name, cls.bases)
+        )
+
+    def every_class(self) -> list[ast.ClassDef]:
+        """The module's classes at any depth (in a function, in a class), read once."""
+        if self._every_class is None:
+            nested = self.text is None or may_nest_classes(self.text)
+            top = [node for node in self.tree.body if isinstance(node, ast.ClassDef)]
+            self._every_class = all_classes(self.tree) if nested else top
+        return self._every_class
+
+    def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names every binding of which is an int: in its methods, a class body's default
+        (a property or any other form there is not one), in the class, its same-module bases and its
+        same-module subclasses (an instance of one may stand where the class is expected). None
+        when one of them may bind any attribute (`setattr(self, name, v)`, `self.__dict__`)."""
+        if id(cls) not in self._int_attributes:
+            members = [*self.lineage(cls), *self.subclasses(cls)]
+            bindings = [self.bindings(member) for member in members]
+            bound: dict[str, list[ast.expr]] = {}
+            for binding in bindings:
+                for attribute, values in [*binding.values.items(), *binding.class_level.items()]:
+                    bound.setdefault(attribute, []).extend(values)
+            called = {attribute for binding in bindings for attribute in binding.called}
+            opaque = any(binding.opaque for binding in bindings)
+            self._int_attributes[id(cls)] = frozenset(
+                attribute
+                for attribute, values in bound.items()
+                if not opaque and attribute not in called and is_int_counter(values)
+            )
+        return self._int_attributes[id(cls)]
+
+    def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """The module's classes that have `cls` among their bases, however far up."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for member in self.classes.values():
+                for base in self.lineage(member)[1:]:
+                    self._subclasses.setdefault(id(base), []).append(member)
+        return self._subclasses.get(id(cls), [])
+
+    def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
+        """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
+        if id(cls) not in self._tensor_attributes:
+            values, _ = self.lineage_bindings(cls)
+            self._tensor_attributes[id(cls)] = frozenset(
+                attribute for attribute, bound in values.items() if all(map(is_new_tensor, bound))
+            )
+        return self._tensor_attributes[id(cls)]
+
+    def attribute_annotations(self, cls: ast.ClassDef) -> dict[str, ast.expr]:
+        return self.bindings(cls).annotations
+
+    def lineage_bindings(self, cls: ast.ClassDef) -> tuple[dict[str, list[ast.expr]], set[str]]:
+        values: dict[str, list[ast.expr]] = {}
+        called: set[str] = set()
+        for member in self.lineage(cls):
+            bindings = self.bindings(member)
+            for attribute, bound in bindings.values.items():
+                values.setdefault(attribute, []).extend(bound)
+            called |= bindings.called
+        return values, called
+
+    def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
+        if id(cls) not in self._bindings:
+            self._bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
+        return self._bindings[id(cls)]
+
+    def expression_lines(self) -> list[int] | None:
+        """The lines where a binding form inside an expression may be (None: no text, look everywhere)."""
+        if self._expression_lines is None and self.text is not None:
+            self._expression_lines = expression_lines_of(self.text)
+        return self._expression_lines
+
+    def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        return class_lineage(cls, self.classes)
