@@ -108,6 +108,20 @@ SILENT = {
         """,
         "a placeholder (`object`, `Any`) is no class",
     ),
+    "alias-of-an-int-class": (
+        """\
+        from transformers import DynamicCache
+        KV = DynamicCache
+        """,
+        "an alias holds the class its name held",
+    ),
+    "alias-through-a-module-alias": (
+        """\
+        from transformers import cache_utils as cu
+        KV = cu.DynamicCache
+        """,
+        "the class of the module the alias names",
+    ),
     "annotation-without-a-value": (
         """\
         import os
@@ -120,6 +134,28 @@ SILENT = {
 }
 
 REPORTED = {
+    "alias-of-a-static-cache": """\
+        from transformers import StaticCache
+        KV = StaticCache
+        """,
+    "alias-written-out": """\
+        import transformers
+        KV = transformers.StaticCache
+        """,
+    "alias-rebound-in-a-branch": """\
+        import os
+        from transformers import DynamicCache, StaticCache
+        KV = DynamicCache
+        if os.environ.get("STATIC"):
+            KV = StaticCache
+        """,
+    "alias-of-a-fallback": """\
+        try:
+            from transformers import StaticCache as Chosen
+        except ImportError:
+            from .own import IntCache as Chosen
+        KV = Chosen
+        """,
     "static-first-int-fallback": """\
         try:
             from transformers import StaticCache as KV

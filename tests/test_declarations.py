@@ -118,6 +118,7 @@ def test_a_static_cache_built_in_a_declared_file_is_reported_and_refuses_the_dec
 ALIASED_STATIC_CACHES = {
     "alias": "from transformers import StaticCache as SC\n",
     "imported-in-the-function": "",
+    "assigned": "from transformers import StaticCache\nSC = StaticCache\n",
     "last-import-a-dynamic-cache": (
         "try:\n    from transformers import StaticCache as SC\n"
         "except ImportError:\n    from transformers import DynamicCache as SC\n"
@@ -134,15 +135,15 @@ def run(model, x):
 
 @pytest.mark.parametrize("imports", ALIASED_STATIC_CACHES.values(), ids=ALIASED_STATIC_CACHES)
 def test_a_static_cache_built_under_another_name_refuses_the_declaration(imports: str) -> None:
-    """Under any name the module may bind it to (an alias, a function's import, one arm of a fallback
-    whose other arm is last), a StaticCache built in a declared file refuses the declaration. The twin
+    """Under any name the module may bind it to (an alias, a function's import, an assignment, one arm
+    of a fallback whose other arm is last), a StaticCache built in a declared file refuses the declaration. The twin
     builds a DynamicCache under the same names: nothing tensor-length, nothing refused."""
     local_import = "" if imports else "    from transformers import StaticCache as SC\n"
     built = imports + BUILDS_SC.format(local_import=local_import, arguments="model.config, max_cache_len=64")
     with pytest.raises(DeclarationRefused, match="builds SC"):
         codes(built)
     dynamic = imports + BUILDS_SC.format(local_import=local_import, arguments="")
-    assert codes(dynamic.replace("StaticCache as SC", "DynamicCache as SC")) == []
+    assert codes(dynamic.replace("StaticCache", "DynamicCache")) == []
 
 
 def test_a_copy_of_an_annotated_static_cache_is_still_reported() -> None:

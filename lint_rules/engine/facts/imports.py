@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
+from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES
 from lint_rules.engine.facts.module_text import import_statements
 from lint_rules.lines import lf_bytes
 
@@ -108,12 +109,14 @@ def final_bindings(tree: ast.Module, module_name: str, is_package: bool) -> Held
     (`try: from transformers import StaticCache as KV` / `except ImportError: from .own import
     IntCache as KV`), and any part of a `try`, `with` or loop body having run. A later binding in the
     same block replaces an earlier one; a placeholder (`= None`, `= object`, `= Any`, a string) binds
-    no class; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other)."""
+    no class; an alias of a class (`KV = StaticCache`, `KV = cu.StaticCache`) holds what that name
+    holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other)."""
     names = NameCount()
     names.count(tree.body, plainly_read=True)
     if names.each_bound_once_where_plainly_read():
         return {}
-    after = bindings_after(tree.body, {}, Scan(module_name, is_package, frozenset(names.defined)))
+    tracked = frozenset([*names.defined, *names.aliases])
+    after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked))
     return {name: held for name, held in after.items() if held}
 
 
@@ -126,6 +129,8 @@ class NameCount:
         self.defined: dict[str, int] = {}
         self.otherwise_bound: set[str] = set()
         self.defined_out_of_plain_reach = False
+        self.aliases: set[str] = set()
+        """Names bound to a class's name (`KV = StaticCache`)."""
 
     def count(self, body: list[ast.stmt], plainly_read: bool) -> None:
         for statement in body:
@@ -135,6 +140,7 @@ class NameCount:
                     self.defined_out_of_plain_reach |= not plainly_read
             else:
                 self.otherwise_bound.update(stored_names(statement))
+                self.aliases.update(class_alias_targets(statement))
                 inside = plainly_read and isinstance(statement, (ast.If, ast.Try, ast.TryStar))
                 for block in blocks_of(statement):
                     self.count(block, inside)
@@ -142,6 +148,7 @@ class NameCount:
     def each_bound_once_where_plainly_read(self) -> bool:
         return (
             not self.defined_out_of_plain_reach
+            and not self.aliases
             and all(times == 1 for times in self.defined.values())
             and not any(name in self.defined for name in self.otherwise_bound)
         )
@@ -218,7 +225,7 @@ def bindings_after(body: list[ast.stmt], before: Held, scan: Scan) -> Held:
         elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
             held = bindings_after_block(statement, held, scan)
         else:
-            for name, bindings in statement_bindings(statement, scan):
+            for name, bindings in statement_bindings(statement, scan, held):
                 held[name] = (*held.get(name, ()), *bindings) if rewraps(statement, name) else bindings
     return held
 
@@ -232,7 +239,7 @@ def rewraps(statement: ast.stmt, name: str) -> bool:
 def bindings_after_try(statement: ast.Try | ast.TryStar, before: Held, scan: Scan) -> Held:
     """A handler runs after any part of the body, nested blocks included, may have run."""
     after_body = bindings_after(statement.body, before, scan)
-    interrupted = joined([before, bound_anywhere(statement.body, scan)])
+    interrupted = joined([before, bound_anywhere(statement.body, scan, before)])
     ends = [bindings_after(statement.orelse, after_body, scan)]
     ends += [bindings_after(handler.body, interrupted, scan) for handler in statement.handlers]
     return bindings_after(statement.finalbody, joined(ends), scan)
@@ -244,14 +251,16 @@ def bindings_after_block(
     """A loop's body runs any number of times and a `with` body may be cut short
     (`suppress(ImportError)`): any of their bindings may hold after them."""
     held = dict(before)
-    held.update(statement_bindings(statement, scan))
-    after = joined([held, bound_anywhere(statement.body, scan)])
+    held.update(statement_bindings(statement, scan, before))
+    after = joined([held, bound_anywhere(statement.body, scan, before)])
     orelse = statement.orelse if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)) else []
     return bindings_after(orelse, after, scan)
 
 
-def bound_anywhere(body: list[ast.stmt], scan: Scan) -> Held:
-    return joined([dict(statement_bindings(statement, scan)) for statement in block_statements(body)])
+def bound_anywhere(body: list[ast.stmt], scan: Scan, before: Held) -> Held:
+    """What any statement of the body (or of its blocks) binds; an alias reads what its class's name
+    held before the body."""
+    return joined([dict(statement_bindings(statement, scan, before)) for statement in block_statements(body)])
 
 
 def joined(arms: list[Held]) -> Held:
@@ -263,11 +272,39 @@ def joined(arms: list[Held]) -> Held:
     return held
 
 
-def statement_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
-    """The tracked names one statement binds itself (not in its blocks), each to what it then holds."""
+def statement_bindings(statement: ast.stmt, scan: Scan, held: Held) -> Iterator[tuple[str, tuple[Binding, ...]]]:
+    """The tracked names one statement binds itself (not in its blocks), each to what it then holds
+    (`held`: what each name holds before it)."""
+    aliased = dict(class_aliases(statement, scan, held))
     for name, bindings in own_bindings(statement, scan):
         if name in scan.tracked:
-            yield name, bindings
+            yield name, aliased.get(name, bindings)
+
+
+def class_alias_targets(statement: ast.stmt) -> Iterator[str]:
+    """`KV = StaticCache`, `KV = cu.StaticCache`: the names bound to a class's name (CapWords)."""
+    if isinstance(statement, ast.Assign) and ex.dotted_name(statement.value).rpartition(".")[2][:1].isupper():
+        yield from (target.id for target in statement.targets if isinstance(target, ast.Name))
+
+
+def class_aliases(statement: ast.stmt, scan: Scan, held: Held) -> Iterator[tuple[str, tuple[Binding, ...]]]:
+    """Each alias the statement makes, with what the aliased name holds: an import or a class of the
+    module held by the name (`KV = StaticCache`), a class of a module a held import names (`KV =
+    cu.StaticCache`), or of transformers written out (`KV = transformers.StaticCache`); None for any
+    other name."""
+    for target in class_alias_targets(statement):
+        assert isinstance(statement, ast.Assign)
+        yield target, aliased_bindings(ex.dotted_name(statement.value), scan, held)
+
+
+def aliased_bindings(value: str, scan: Scan, held: Held) -> tuple[Binding, ...]:
+    prefix, _, last = value.rpartition(".")
+    if not prefix:
+        return held.get(value, (None,)) if value in scan.tracked else (None,)
+    if prefix in TRANSFORMERS_MODULES:
+        return ((prefix, last),)
+    modules = held.get(prefix, (None,)) if prefix in scan.tracked else (None,)
+    return tuple((module_named(binding), last) if isinstance(binding, tuple) else None for binding in modules)
 
 
 def own_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
