@@ -122,6 +122,16 @@ SILENT = {
         """,
         "the class of the module the alias names",
     ),
+    "fallback-to-any": (
+        """\
+        from typing import Any
+        try:
+            from transformers import DynamicCache as KV
+        except ImportError:
+            KV = Any
+        """,
+        "`Any` is a placeholder, not a class an alias names",
+    ),
     "annotation-without-a-value": (
         """\
         import os
@@ -148,6 +158,35 @@ REPORTED = {
         KV = DynamicCache
         if os.environ.get("STATIC"):
             KV = StaticCache
+        """,
+    "alias-after-a-rebinding-in-a-loop": """\
+        from transformers import DynamicCache as Chosen
+        for _ in range(1):
+            from transformers import StaticCache as Chosen
+            KV = Chosen
+        """,
+    "alias-after-a-rebinding-in-a-with-body": """\
+        import contextlib
+        from transformers import DynamicCache as Chosen
+        with contextlib.suppress(ImportError):
+            from transformers import StaticCache as Chosen
+            KV = Chosen
+        """,
+    "alias-read-on-a-second-pass": """\
+        from transformers import DynamicCache as Chosen, StaticCache
+        for _ in range(2):
+            KV = Chosen
+            Chosen = StaticCache
+        """,
+    "alias-in-a-try-body-cut-short": """\
+        from transformers import DynamicCache, DynamicCache as Chosen
+        try:
+            from transformers import StaticCache as Chosen
+            KV = Chosen
+            import optional_kernel
+            KV = DynamicCache
+        except ImportError:
+            pass
         """,
     "alias-of-a-fallback": """\
         try:
@@ -595,3 +634,50 @@ def test_a_subclass_of_a_transformers_class_imported_two_ways_may_break_its_int(
     without = write_modules(tmp_path / "b", {"uses": "import torch\n" + TWO_PLACES + use})
     assert len(reported_lines(with_subclass, "uses")) == 1
     assert reported_lines(without, "uses") == []
+
+
+SUBCLASS_OF_AN_ALIASED_BASE = """\
+import torch
+from transformers import DynamicCache
+
+
+class Own(DynamicCache):
+    pass
+
+
+{base_binding}
+
+
+class Mine(Base):
+    def get_seq_length(self, layer_idx=0):
+        return torch.tensor(0)
+
+
+def run(cache: DynamicCache, input_ids):
+    return input_ids[:, cache.get_seq_length():]
+"""
+
+
+@pytest.mark.parametrize(
+    "base_binding",
+    ["Base = Own", "import os\nif os.environ.get('X'):\n    Base = Own\nelse:\n    Base = pick_a_class()"],
+    ids=["alias-of-a-subclass", "alias-or-a-call"],
+)
+def test_a_subclass_through_an_aliased_base_may_break_the_int(tmp_path: Path, base_binding: str) -> None:
+    """`Base = Own` (Own derives from DynamicCache), or a base some arm binds in a way not followed:
+    `Mine(Base)` returning a tensor may stand where a DynamicCache is expected."""
+    text = SUBCLASS_OF_AN_ALIASED_BASE.format(base_binding=base_binding)
+    package = write_modules(tmp_path, {"uses": text, "twin": text.replace("Mine(Base)", "Mine(object)")})
+    assert len(reported_lines(package, "uses")) == 1
+    assert reported_lines(package, "twin") == []
+
+
+def test_aliases_that_read_each_other_in_a_loop_end(tmp_path: Path) -> None:
+    """Each round of a loop body's aliases keeps the bindings of the last: the rounds end."""
+    text = (
+        "from transformers import DynamicCache as A\n"
+        "for _ in range(2):\n    A = B\n    B = A\n\n\n"
+        "def run(cache: A, input_ids):\n    return input_ids[:, cache.get_seq_length():]\n"
+    )
+    package = write_modules(tmp_path, {"uses": text})
+    assert len(reported_lines(package, "uses")) == 1  # B is bound by nothing known before the loop

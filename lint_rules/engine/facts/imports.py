@@ -258,9 +258,22 @@ def bindings_after_block(
 
 
 def bound_anywhere(body: list[ast.stmt], scan: Scan, before: Held) -> Held:
-    """What any statement of the body (or of its blocks) binds; an alias reads what its class's name
-    held before the body."""
-    return joined([dict(statement_bindings(statement, scan, before)) for statement in block_statements(body)])
+    """What any statement of the body (or of its blocks) binds, in any order and any number of times
+    (a loop, a body cut short): an alias reads what its class's name held before the body or is bound
+    to anywhere in it, round after round until a round adds no binding (each keeps the last's, so
+    the rounds end)."""
+    statements = list(block_statements(body))
+    anywhere: Held = {}
+    while True:
+        context = joined([before, anywhere])
+        found = joined([anywhere, *(dict(statement_bindings(statement, scan, context)) for statement in statements)])
+        if binding_count(found) == binding_count(anywhere):
+            return found
+        anywhere = found
+
+
+def binding_count(held: Held) -> int:
+    return sum(len(set(bindings)) for bindings in held.values())
 
 
 def joined(arms: list[Held]) -> Held:
@@ -283,7 +296,11 @@ def statement_bindings(statement: ast.stmt, scan: Scan, held: Held) -> Iterator[
 
 def class_alias_targets(statement: ast.stmt) -> Iterator[str]:
     """`KV = StaticCache`, `KV = cu.StaticCache`: the names bound to a class's name (CapWords)."""
-    if isinstance(statement, ast.Assign) and ex.dotted_name(statement.value).rpartition(".")[2][:1].isupper():
+    if (
+        isinstance(statement, ast.Assign)
+        and ex.dotted_name(statement.value).rpartition(".")[2][:1].isupper()
+        and not is_placeholder(statement.value)
+    ):
         yield from (target.id for target in statement.targets if isinstance(target, ast.Name))
 
 

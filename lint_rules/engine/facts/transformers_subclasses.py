@@ -17,6 +17,8 @@ import ast
 from typing import TYPE_CHECKING
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.caches import is_transformers_module
+from lint_rules.engine.facts.imports import Binding
 from lint_rules.engine.facts.releases import length_state
 
 if TYPE_CHECKING:
@@ -51,26 +53,47 @@ def binds_counters_to_ints(facts: ClassFacts, cls: ast.ClassDef, counters: froze
     return not any(facts.rebinds(facts.bindings(member), set(counters)) for member in facts.lineage(cls))
 
 
-def derives(facts: ClassFacts, cls: ast.ClassDef, original: str) -> bool:
+def derives(facts: ClassFacts, cls: ast.ClassDef, original: str, seen: frozenset[int] = frozenset()) -> bool:
+    """`seen`: the classes a base's name led here through, so that a cycle of aliases ends."""
     return any(
-        base_may_be(facts, ex.dotted_name(base), original) for member in facts.lineage(cls) for base in member.bases
+        base_may_be(facts, ex.dotted_name(base), original, seen=seen | {id(cls)})
+        for member in facts.lineage(cls)
+        for base in member.bases
     )
 
 
-def base_may_be(facts: ClassFacts, base: str, original: str, aliases: dict[str, str] | None = None) -> bool:
+def base_may_be(
+    facts: ClassFacts,
+    base: str,
+    original: str,
+    aliases: dict[str, str] | None = None,
+    seen: frozenset[int] = frozenset(),
+) -> bool:
     """`base` names transformers' `original`, or a name the module binds in a way not followed here
     (a star import, a function's import, an alias to anything but a dotted name)."""
-    if not base or base in facts.classes:
-        return False  # a call or subscript (`Generic[T]`), or a class of the module (its lineage is read)
+    if not base:
+        return False  # a call or subscript (`Generic[T]`)
     alternatives = facts.alternatives().get(base)
     if alternatives is not None:
-        return original in facts.transformers_classes_held(alternatives)
+        return any(binding_may_be(facts, binding, original, seen) for binding in alternatives)
+    if base in facts.classes:
+        return False  # a class of the module: its lineage is read
     named = facts.transformers_class_named(base)
     if named or "." in base or base in facts.imports() or base in BUILTIN_BASES:
         return named == original
     aliases = module_aliases(facts.tree) if aliases is None else aliases
     alias = aliases.pop(base, "")  # popped: a cycle of aliases ends
-    return not alias or base_may_be(facts, alias, original, aliases)
+    return not alias or base_may_be(facts, alias, original, aliases, seen)
+
+
+def binding_may_be(facts: ClassFacts, binding: Binding, original: str, seen: frozenset[int]) -> bool:
+    """One of the bindings a base's name may hold: transformers' `original` imported, a class of the
+    module that derives from it, or anything not followed (None)."""
+    if binding is None:
+        return True
+    if isinstance(binding, ast.ClassDef):
+        return id(binding) not in seen and derives(facts, binding, original, seen)
+    return is_transformers_module(binding[0]) and binding[1] == original
 
 
 BUILTIN_BASES = frozenset({"object", "Exception", "BaseException", "dict", "list", "tuple", "int", "str"})
