@@ -132,6 +132,18 @@ SILENT = {
         """,
         "`Any` is a placeholder, not a class an alias names",
     ),
+    "local-name-in-a-function": (
+        """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+
+        def setup():
+            KV = StaticCache
+            return KV
+        """,
+        "without `global`, the function binds a local of the same name",
+    ),
     "annotation-without-a-value": (
         """\
         import os
@@ -187,6 +199,24 @@ REPORTED = {
             KV = DynamicCache
         except ImportError:
             pass
+        """,
+    "import-rebound-through-global": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+
+        def setup():
+            global KV
+            KV = StaticCache
+        """,
+    "alias-rebound-through-global": """\
+        from transformers import DynamicCache, StaticCache
+        KV = DynamicCache
+
+
+        def use_static():
+            global KV
+            KV = StaticCache
         """,
     "alias-of-a-fallback": """\
         try:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES
+from lint_rules.engine.facts.definitions import statements_within
 from lint_rules.engine.facts.module_text import import_statements
 from lint_rules.lines import lf_bytes
 
@@ -103,21 +104,34 @@ PLACEHOLDERS = frozenset({"None", "object", "Any", "typing.Any"})
 """What a fallback binds where an import failed (`except ImportError: KV = object`): no class."""
 
 
-def final_bindings(tree: ast.Module, module_name: str, is_package: bool) -> Held:
+def final_bindings(tree: ast.Module, module_name: str, is_package: bool, text: str | None = None) -> Held:
     """Each name the module's top level binds by an import, a class or a `def`, with every binding
     that may hold once the module has run: the arms of an `if` or a `match`, the handlers of a `try`
     (`try: from transformers import StaticCache as KV` / `except ImportError: from .own import
     IntCache as KV`), and any part of a `try`, `with` or loop body having run. A later binding in the
     same block replaces an earlier one; a placeholder (`= None`, `= object`, `= Any`, a string) binds
     no class; an alias of a class (`KV = StaticCache`, `KV = cu.StaticCache`) holds what that name
-    holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other)."""
+    holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other);
+    a name a function declares `global` may hold anything that function binds (None: not followed).
+    `text`, when given, spares the look for `global` statements in a module without the word."""
     names = NameCount()
     names.count(tree.body, plainly_read=True)
-    if names.each_bound_once_where_plainly_read():
-        return {}
     tracked = frozenset([*names.defined, *names.aliases])
+    rebound = tracked & declared_global(tree, text)
+    if names.each_bound_once_where_plainly_read() and not rebound:
+        return {}
     after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked))
+    for name in rebound:
+        after[name] = tuple(dict.fromkeys([*after.get(name, ()), None]))
     return {name: held for name, held in after.items() if held}
+
+
+def declared_global(tree: ast.Module, text: str | None) -> set[str]:
+    """The names some function's `global` statement lets it rebind."""
+    if text is not None and "global" not in text:
+        return set()
+    statements = statements_within(tree.body, into_definitions=True)
+    return {name for statement in statements if isinstance(statement, ast.Global) for name in statement.names}
 
 
 class NameCount:

@@ -65,7 +65,7 @@ class ModuleNames:
         `classes` and `imports` name: bound in more than one way, or last by something else."""
         if self._alternatives is None:
             name, _ = self.module
-            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"))
+            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"), self.text)
             functions = defined_functions(self.tree) if final else frozenset()
             self._alternatives = {
                 local: list(held) for local, held in final.items() if not self.is_plain(local, held, functions)
