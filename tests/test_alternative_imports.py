@@ -209,6 +209,13 @@ REPORTED = {
             global KV
             KV = StaticCache
         """,
+    "import-rebound-through-a-one-line-global": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+
+        def setup(): global KV; KV = StaticCache
+        """,
     "alias-rebound-through-global": """\
         from transformers import DynamicCache, StaticCache
         KV = DynamicCache

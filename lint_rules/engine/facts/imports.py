@@ -104,7 +104,7 @@ PLACEHOLDERS = frozenset({"None", "object", "Any", "typing.Any"})
 """What a fallback binds where an import failed (`except ImportError: KV = object`): no class."""
 
 
-def final_bindings(tree: ast.Module, module_name: str, is_package: bool, text: str | None = None) -> Held:
+def final_bindings(tree: ast.Module, module_name: str, is_package: bool, may_declare_globals: bool = True) -> Held:
     """Each name the module's top level binds by an import, a class or a `def`, with every binding
     that may hold once the module has run: the arms of an `if` or a `match`, the handlers of a `try`
     (`try: from transformers import StaticCache as KV` / `except ImportError: from .own import
@@ -112,12 +112,12 @@ def final_bindings(tree: ast.Module, module_name: str, is_package: bool, text: s
     same block replaces an earlier one; a placeholder (`= None`, `= object`, `= Any`, a string) binds
     no class; an alias of a class (`KV = StaticCache`, `KV = cu.StaticCache`) holds what that name
     holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other);
-    a name a function declares `global` may hold anything that function binds (None: not followed).
-    `text`, when given, spares the look for `global` statements in a module without the word."""
+    a name a function declares `global` may hold anything that function binds (None: not followed),
+    looked for unless the caller knows the module has no `global` statement (`may_declare_globals`)."""
     names = NameCount()
     names.count(tree.body, plainly_read=True)
     tracked = frozenset([*names.defined, *names.aliases])
-    rebound = tracked & declared_global(tree, text)
+    rebound = tracked & declared_global(tree) if may_declare_globals else set()
     if names.each_bound_once_where_plainly_read() and not rebound:
         return {}
     after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked))
@@ -126,10 +126,8 @@ def final_bindings(tree: ast.Module, module_name: str, is_package: bool, text: s
     return {name: held for name, held in after.items() if held}
 
 
-def declared_global(tree: ast.Module, text: str | None) -> set[str]:
+def declared_global(tree: ast.Module) -> set[str]:
     """The names some function's `global` statement lets it rebind."""
-    if text is not None and "global" not in text:
-        return set()
     statements = statements_within(tree.body, into_definitions=True)
     return {name for statement in statements if isinstance(statement, ast.Global) for name in statement.names}
 
@@ -284,6 +282,19 @@ def bound_anywhere(body: list[ast.stmt], scan: Scan, before: Held) -> Held:
         if binding_count(found) == binding_count(anywhere):
             return found
         anywhere = found
+
+
+def may_declare_globals(source: str | bytes) -> bool:
+    """The module's text may hold a `global` statement: the word, followed by a space, a tab or a
+    backslash, first on its line or after a `:` or `;` (each occurrence of the word is looked at)."""
+    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    start = data.find(b"global")
+    while start >= 0:
+        before = data[data.rfind(b"\n", 0, start) + 1 : start].rstrip(b" \t")
+        if data[start + 6 : start + 7] in (b" ", b"\t", b"\\") and (not before or before[-1:] in (b":", b";")):
+            return True
+        start = data.find(b"global", start + 6)
+    return False
 
 
 def binding_count(held: Held) -> int:

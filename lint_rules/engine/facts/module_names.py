@@ -17,8 +17,10 @@ from lint_rules.engine.facts.imports import (
     defined_functions,
     final_bindings,
     imported_names,
+    may_declare_globals,
     module_name_of,
     module_named,
+    read_bytes,
 )
 from lint_rules.engine.facts.module_text import lines_mentioning, top_level_statements
 
@@ -65,12 +67,21 @@ class ModuleNames:
         `classes` and `imports` name: bound in more than one way, or last by something else."""
         if self._alternatives is None:
             name, _ = self.module
-            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"), self.text)
+            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"), self.may_declare_globals())
             functions = defined_functions(self.tree) if final else frozenset()
             self._alternatives = {
                 local: list(held) for local, held in final.items() if not self.is_plain(local, held, functions)
             }
         return self._alternatives
+
+    def may_declare_globals(self) -> bool:
+        """From the text, the caller's or the file's; True where neither can be read."""
+        if self.text is not None:
+            return may_declare_globals(self.text)
+        try:
+            return may_declare_globals(read_bytes(self.path)) if self.path else True
+        except OSError:
+            return True
 
     def is_plain(self, name: str, held: tuple[Binding, ...], functions: frozenset[str]) -> bool:
         """The one binding that holds is what `classes`, `imports` and the module's `def`s say."""
