@@ -18,6 +18,7 @@ import pytest
 from lint_rules.checking import check_path
 from lint_rules.settings import Settings
 from lint_rules.target_range import range_of
+from tests.package_files import write_package
 
 PINNED = Settings(transformers=range_of([">=5.5,<5.25"], "this test"))
 
@@ -375,24 +376,14 @@ def test_a_class_through_a_module_alias_bound_in_more_than_one_way(
 ) -> None:
     uses = textwrap.dedent(USES).replace("KV", f"cu.{cls}")
     modules = {"own_classes": OWN, "own": OWN_UNDER_TRANSFORMERS_NAMES, "aliased": textwrap.dedent(binding) + uses}
-    package = write_modules(tmp_path, modules)
+    package = write_package(tmp_path, modules)
     assert len(reported_lines(package, "aliased")) == (3 if reported else 0)
 
 
-def write_modules(root: Path, modules: dict[str, str]) -> Path:
-    """`root/pkg` with the modules, each dedented."""
-    package = root / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in modules.items():
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    return package
-
-
-def write_package(root: Path, binding: str) -> Path:
+def write_binding_package(root: Path, binding: str) -> Path:
     """`uses.py` binds `KV` and uses it; `elsewhere.py` imports `KV` from there and uses it."""
     uses = textwrap.dedent(USES)
-    return write_modules(
+    return write_package(
         root, {"own": OWN, "uses": textwrap.dedent(binding) + uses, "elsewhere": "from .uses import KV\n" + uses}
     )
 
@@ -405,14 +396,14 @@ def reported_lines(package: Path, module: str) -> list[int]:
 
 @pytest.mark.parametrize("binding, reason", SILENT.values(), ids=SILENT)
 def test_a_name_every_binding_of_which_counts_an_int_stays_silent(tmp_path: Path, binding: str, reason: str) -> None:
-    package = write_package(tmp_path, binding)
+    package = write_binding_package(tmp_path, binding)
     assert reported_lines(package, "uses") == [], reason
     assert reported_lines(package, "elsewhere") == [], reason
 
 
 @pytest.mark.parametrize("binding", REPORTED.values(), ids=REPORTED)
 def test_a_name_one_binding_of_which_may_count_a_tensor_is_reported(tmp_path: Path, binding: str) -> None:
-    package = write_package(tmp_path, binding)
+    package = write_binding_package(tmp_path, binding)
     assert len(reported_lines(package, "uses")) == 3
     assert len(reported_lines(package, "elsewhere")) == 3
 
@@ -519,7 +510,7 @@ FUNCTION_BINDINGS = {
 
 @pytest.mark.parametrize("binding, reported", FUNCTION_BINDINGS.values(), ids=FUNCTION_BINDINGS)
 def test_a_call_may_run_any_function_its_name_may_hold(tmp_path: Path, binding: str, reported: bool) -> None:
-    package = write_modules(tmp_path, {**HELPERS, "calls": textwrap.dedent(binding) + textwrap.dedent(CALLS)})
+    package = write_package(tmp_path, {**HELPERS, "calls": textwrap.dedent(binding) + textwrap.dedent(CALLS)})
     assert len(reported_lines(package, "calls")) == (2 if reported else 0)
 
 
@@ -535,7 +526,7 @@ def test_a_call_through_a_module_alias_may_run_either_module_s_function(
     tmp_path: Path, binding: str, reported: bool
 ) -> None:
     calls = textwrap.dedent(CALLS).replace("past_length(", "ops.past_length(").replace("cut(", "ops.cut(")
-    package = write_modules(tmp_path, {**HELPERS, "calls": textwrap.dedent(binding) + calls})
+    package = write_package(tmp_path, {**HELPERS, "calls": textwrap.dedent(binding) + calls})
     assert len(reported_lines(package, "calls")) == (2 if reported else 0)
 
 
@@ -576,7 +567,7 @@ METHOD_CALL = """\
 )
 def test_a_method_may_be_any_class_s_the_name_may_hold(tmp_path: Path, first: str, second: str, reported: bool) -> None:
     calls = METHOD_CALL.format(first=first, second=second)
-    package = write_modules(tmp_path, {**HELPER_CLASSES, "calls": calls})
+    package = write_package(tmp_path, {**HELPER_CLASSES, "calls": calls})
     assert len(reported_lines(package, "calls")) == (1 if reported else 0)
 
 
@@ -629,12 +620,12 @@ def test_a_subclass_of_a_base_imported_in_one_arm_counts(tmp_path: Path, base_fi
     arms = [("base", "_Base"), ("other", "Other")]
     (first, first_name), (second, second_name) = arms if base_first else arms[::-1]
     subclass = TENSOR_SUBCLASS.format(first=first, first_name=first_name, second=second, second_name=second_name)
-    package = write_modules(tmp_path, {**PRIVATE_BASE, "tensor_subclass": subclass})
+    package = write_package(tmp_path, {**PRIVATE_BASE, "tensor_subclass": subclass})
     assert len(reported_lines(package, "uses")) == 1
 
 
 def test_a_private_base_whose_subclasses_count_ints_stays_silent(tmp_path: Path) -> None:
-    package = write_modules(tmp_path, PRIVATE_BASE)
+    package = write_package(tmp_path, PRIVATE_BASE)
     assert reported_lines(package, "uses") == [], "its one subclass in the package counts an int"
 
 
@@ -652,7 +643,7 @@ def test_a_class_imported_from_two_places_is_built_as_that_class(tmp_path: Path,
     """Over every release, `DynamicCache()` counts an int and `DynamicCache(config=...)` may not (5.25):
     the same as for one import of the class."""
     use = f"\n\ndef run(config, input_ids):\n    cache = {built}\n    return input_ids[:, cache.get_seq_length():]\n"
-    package = write_modules(tmp_path, {"uses": TWO_PLACES + use})
+    package = write_package(tmp_path, {"uses": TWO_PLACES + use})
     checked = check_path(str(package / "uses.py"), Settings())
     assert not checked.error, checked.error
     assert bool(checked.findings) == reported
@@ -667,8 +658,8 @@ def test_a_subclass_of_a_transformers_class_imported_two_ways_may_break_its_int(
     use = "\n\ndef run(cache: DynamicCache, input_ids):\n    return input_ids[:, cache.get_seq_length():]\n"
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    with_subclass = write_modules(tmp_path / "a", {"uses": "import torch\n" + TWO_PLACES + subclass + use})
-    without = write_modules(tmp_path / "b", {"uses": "import torch\n" + TWO_PLACES + use})
+    with_subclass = write_package(tmp_path / "a", {"uses": "import torch\n" + TWO_PLACES + subclass + use})
+    without = write_package(tmp_path / "b", {"uses": "import torch\n" + TWO_PLACES + use})
     assert len(reported_lines(with_subclass, "uses")) == 1
     assert reported_lines(without, "uses") == []
 
@@ -704,7 +695,7 @@ def test_a_subclass_through_an_aliased_base_may_break_the_int(tmp_path: Path, ba
     """`Base = Own` (Own derives from DynamicCache), or a base some arm binds in a way not followed:
     `Mine(Base)` returning a tensor may stand where a DynamicCache is expected."""
     text = SUBCLASS_OF_AN_ALIASED_BASE.format(base_binding=base_binding)
-    package = write_modules(tmp_path, {"uses": text, "twin": text.replace("Mine(Base)", "Mine(object)")})
+    package = write_package(tmp_path, {"uses": text, "twin": text.replace("Mine(Base)", "Mine(object)")})
     assert len(reported_lines(package, "uses")) == 1
     assert reported_lines(package, "twin") == []
 
@@ -716,5 +707,5 @@ def test_aliases_that_read_each_other_in_a_loop_end(tmp_path: Path) -> None:
         "for _ in range(2):\n    A = B\n    B = A\n\n\n"
         "def run(cache: A, input_ids):\n    return input_ids[:, cache.get_seq_length():]\n"
     )
-    package = write_modules(tmp_path, {"uses": text})
+    package = write_package(tmp_path, {"uses": text})
     assert len(reported_lines(package, "uses")) == 1  # B is bound by nothing known before the loop

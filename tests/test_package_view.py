@@ -17,6 +17,7 @@ from lint_rules.checking import check_path
 from lint_rules.engine import STAMPS
 from lint_rules.findings import FixKind, FixSafety
 from lint_rules.settings import Settings
+from tests.package_files import write_package
 
 ROPE = """\
     import torch
@@ -50,15 +51,6 @@ GENERATION = """\
 """
 
 
-def write_package(root: Path, modules: dict[str, str]) -> Path:
-    package = root / "tiny"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in modules.items():
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    return package
-
-
 def findings_by_function(path: Path) -> dict[str, list[FixSafety]]:
     found: dict[str, list[FixSafety]] = {}
     for finding in check_path(str(path), Settings()).findings:
@@ -67,7 +59,7 @@ def findings_by_function(path: Path) -> dict[str, list[FixSafety]]:
 
 
 def test_a_helper_called_from_a_forward_in_another_module_is_compiled(tmp_path: Path) -> None:
-    package = write_package(tmp_path, {"rope": ROPE, "modeling": MODELING, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": MODELING, "generation": GENERATION}, "tiny")
     findings = check_path(str(package / "rope.py"), Settings()).findings
     compiled = [finding for finding in findings if finding.function == "positions"]
     assert compiled
@@ -80,7 +72,7 @@ def test_a_helper_called_from_a_forward_in_another_module_is_compiled(tmp_path: 
 
 
 def test_the_fixer_guards_the_host_helper_and_leaves_the_compiled_one(tmp_path: Path) -> None:
-    package = write_package(tmp_path, {"rope": ROPE, "modeling": MODELING, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": MODELING, "generation": GENERATION}, "tiny")
     rope = package / "rope.py"
     fixed = fix_text(str(rope), rope.read_text(), Settings())
     positions, trim = fixed.split("def trim")
@@ -90,13 +82,13 @@ def test_the_fixer_guards_the_host_helper_and_leaves_the_compiled_one(tmp_path: 
 
 def test_without_the_compiled_caller_the_helper_is_host_code(tmp_path: Path) -> None:
     """Must stay as it was: the same helper, called only from host code in another module."""
-    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION}, "tiny")
     assert findings_by_function(package / "rope.py") == {"positions": [FixSafety.SAFE] * 2, "trim": [FixSafety.SAFE]}
 
 
 def test_a_module_added_between_two_analyses_is_seen(tmp_path: Path) -> None:
     """The package's files are listed again for each module analyzed (an editor's process, the fixer)."""
-    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION}, "tiny")
     assert findings_by_function(package / "rope.py")["positions"] == [FixSafety.SAFE] * 2
     (package / "modeling.py").write_text(textwrap.dedent(MODELING))
     assert FixSafety.SAFE not in findings_by_function(package / "rope.py")["positions"]
@@ -104,7 +96,7 @@ def test_a_module_added_between_two_analyses_is_seen(tmp_path: Path) -> None:
 
 def test_a_checker_run_lists_the_package_once(tmp_path: Path) -> None:
     """Within one run of the checker (stamps kept), a module added meanwhile is not seen; the next run sees it."""
-    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "generation": GENERATION}, "tiny")
     with STAMPS.kept_for_the_run():
         assert findings_by_function(package / "rope.py")["positions"] == [FixSafety.SAFE] * 2
         (package / "modeling.py").write_text(textwrap.dedent(MODELING))
@@ -116,7 +108,7 @@ def test_a_call_of_another_function_with_the_same_name_does_not_count(tmp_path: 
     """Must stay silent about compilation: `positions` of another module is not rope's."""
     other = MODELING.replace("from .rope import positions", "from .other import positions")
     package = write_package(
-        tmp_path, {"rope": ROPE, "modeling": other, "other": "def positions(c, n):\n    return n\n"}
+        tmp_path, {"rope": ROPE, "modeling": other, "other": "def positions(c, n):\n    return n\n"}, "tiny"
     )
     assert all(
         safety is FixSafety.SAFE
@@ -172,6 +164,7 @@ def cross_module_package(root: Path) -> Path:
     package = write_package(
         root,
         {"utils": UTILS, "helpers": HELPERS, "modeling": MODELING_WITH_UTILS, "generation": GENERATION_WITH_HELPERS},
+        "tiny",
     )
     (package / "__init__.py").write_text("from .helpers import offset_of\n")
     return package
@@ -291,7 +284,7 @@ def test_a_package_cache_that_delegates_its_length_to_int_counters_is_silent(tmp
     """The layered cache asks its layers (`self.layers[i]`, built from an int-counter class), the
     handle asks the cache it builds, the request asks through two attributes, across modules; only
     the handle around a transformers StaticCache may give a tensor."""
-    package = write_package(tmp_path, {"cache": CACHE, "serve": SERVE})
+    package = write_package(tmp_path, {"cache": CACHE, "serve": SERVE}, "tiny")
     findings = check_path(str(package / "serve.py"), Settings()).findings
     assert [(finding.function, finding.code) for finding in findings] == [("step_static", "SLG002")]
 
@@ -507,7 +500,7 @@ def test_layers_replicated_by_transformers_cache_from_an_int_counter_class(tmp_p
 )
 def test_a_helper_called_through_its_module_from_a_forward_is_compiled(tmp_path: Path, imports: str, call: str) -> None:
     modeling = MODELING.replace("from .rope import positions", imports).replace("positions(cache", f"{call}(cache")
-    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION}, "tiny")
     findings = check_path(str(package / "rope.py"), Settings()).findings
     compiled = [finding for finding in findings if finding.function == "positions"]
     assert compiled and all("TinyModel.forward in modeling.py" in finding.compiled_region for finding in compiled)
@@ -527,7 +520,7 @@ def test_a_helper_re_exported_by_the_package_and_called_from_a_forward_is_compil
     tmp_path: Path, imports: str, call: str
 ) -> None:
     modeling = MODELING.replace("from .rope import positions", imports).replace("positions(cache", f"{call}(cache")
-    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION})
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION}, "tiny")
     (package / "__init__.py").write_text("from .rope import positions, trim\n")
     findings = check_path(str(package / "rope.py"), Settings()).findings
     compiled = [finding for finding in findings if finding.function == "positions"]
@@ -541,7 +534,7 @@ def test_a_method_of_an_object_that_is_not_the_module_does_not_count(tmp_path: P
     modeling = MODELING.replace("from .rope import positions", "from . import rope").replace(
         "positions(cache", "self.rope.positions(cache"
     )
-    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling})
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling}, "tiny")
     assert findings_by_function(package / "rope.py") == {"positions": [FixSafety.SAFE] * 2, "trim": [FixSafety.SAFE]}
 
 
@@ -581,6 +574,7 @@ def test_calls_through_a_module_name_are_followed_like_imported_functions(tmp_pa
             "modeling": MODELING_THROUGH_MODULES,
             "generation": GENERATION_THROUGH_MODULES,
         },
+        "tiny",
     )
     [passed] = check_path(str(package / "modeling.py"), Settings()).findings
     assert (passed.line, passed.code) == (9, "SLG003")
@@ -618,7 +612,7 @@ CHAIN_C = """\
 
 
 def test_a_length_passed_on_two_modules_away_is_reported_at_the_first_argument(tmp_path: Path) -> None:
-    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": CHAIN_C})
+    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": CHAIN_C}, "tiny")
     [finding] = check_path(str(package / "a.py"), Settings()).findings
     assert (finding.line, finding.code) == (6, "SLG002")
     assert (
@@ -632,7 +626,7 @@ def test_a_length_passed_on_two_modules_away_is_reported_at_the_first_argument(t
 def test_calls_are_not_followed_past_the_module_depth(tmp_path: Path) -> None:
     """Must stay silent: three modules away (a -> b -> c -> d) is past the bound."""
     chain_c = "from .d import cut as inner\n\n\ndef cut(ids, begin):\n    return inner(ids, begin)\n"
-    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": chain_c, "d": CHAIN_C})
+    package = write_package(tmp_path, {"a": CHAIN_A, "b": CHAIN_B, "c": chain_c, "d": CHAIN_C}, "tiny")
     assert not check_path(str(package / "a.py"), Settings()).findings
 
 
@@ -684,7 +678,7 @@ MODELING_WITH_METHODS = """\
 def test_methods_of_a_class_of_another_module_are_followed_on_a_known_receiver(tmp_path: Path) -> None:
     """The receiver's class is shown by its constructor, its annotation, or it is the class itself:
     the method's summary comes from its module's run; `describe` (an f-string) stays silent."""
-    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS})
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS}, "tiny")
     findings = check_path(str(package / "modeling.py"), Settings()).findings
     assert [(finding.line, finding.code, finding.function) for finding in findings] == [
         (11, "SLG003", "TinyModel.forward"),
@@ -732,7 +726,7 @@ def test_receivers_whose_class_is_not_shown_are_not_followed(tmp_path: Path) -> 
             print(cache.get_seq_length())
             return ids[:, counter.offset():]
     """
-    package = write_package(tmp_path, {"positions": POSITIONS, "counter": SELF_COUNTING, "modeling": modeling})
+    package = write_package(tmp_path, {"positions": POSITIONS, "counter": SELF_COUNTING, "modeling": modeling}, "tiny")
     assert not check_path(str(package / "modeling.py"), Settings()).findings
 
 
@@ -753,7 +747,7 @@ def test_a_class_named_through_its_module_and_an_optional_annotation(tmp_path: P
                 return ids
             return ids[:, helper.offset_of(cache):]
     """
-    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": modeling})
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": modeling}, "tiny")
     findings = check_path(str(package / "modeling.py"), Settings()).findings
     assert [(finding.line, finding.code, finding.function) for finding in findings] == [
         (7, "SLG003", "step"),
@@ -764,7 +758,7 @@ def test_a_class_named_through_its_module_and_an_optional_annotation(tmp_path: P
 def test_the_fixer_guards_host_calls_of_another_modules_methods_and_leaves_the_forward(tmp_path: Path) -> None:
     """Before/after: the compiled forward is left as it was (a guard there would be a graph break);
     the host functions get the guard, the inline method call is hoisted first."""
-    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS})
+    package = write_package(tmp_path, {"positions": POSITIONS, "modeling": MODELING_WITH_METHODS}, "tiny")
     modeling = package / "modeling.py"
     fixed = fix_text(str(modeling), modeling.read_text(), Settings())
     forward, _, _ = textwrap.dedent(MODELING_WITH_METHODS).partition("def generate")

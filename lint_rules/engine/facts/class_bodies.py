@@ -5,7 +5,7 @@ derives from a class of another module."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+import functools
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
@@ -18,25 +18,21 @@ from lint_rules.engine.facts.returned_values import is_int_counter
 from lint_rules.engine.facts.transformers_subclasses import all_classes
 
 
+class ReadClasses:
+    """What has been read of each class of the module, by the class's `id`."""
+
+    def __init__(self) -> None:
+        self.int_attributes: dict[int, frozenset[str]] = {}
+        self.tensor_attributes: dict[int, frozenset[str]] = {}
+        self.bindings: dict[int, AttributeBindings] = {}
+
+
 class ClassBodies(ModuleNames):
     """The bindings of one module's classes (read lazily, each class once)."""
 
-    def __init__(
-        self,
-        tree: ast.Module,
-        path: str = "",
-        module_name: str | None = None,
-        root: Path | None = None,
-        classes: dict[str, ast.ClassDef] | None = None,
-        text: str | None = None,
-    ) -> None:
-        super().__init__(tree, path, module_name, root, classes, text)
-        self._tensor_attributes: dict[int, frozenset[str]] = {}
-        self._int_attributes: dict[int, frozenset[str]] = {}
-        self._bindings: dict[int, AttributeBindings] = {}
-        self._subclasses: dict[int, list[ast.ClassDef]] | None = None
-        self._every_class: list[ast.ClassDef] | None = None
-        self._expression_lines: list[int] | None = None
+    @functools.cached_property
+    def _read(self) -> ReadClasses:
+        return ReadClasses()
 
     @staticmethod
     def rebinds(own: AttributeBindings, state: set[str] | None) -> bool:
@@ -69,18 +65,20 @@ class ClassBodies(ModuleNames):
 
     def every_class(self) -> list[ast.ClassDef]:
         """The module's classes at any depth (in a function, in a class), read once."""
-        if self._every_class is None:
-            nested = self.text is None or may_nest_classes(self.text)
-            top = [node for node in self.tree.body if isinstance(node, ast.ClassDef)]
-            self._every_class = all_classes(self.tree) if nested else top
         return self._every_class
+
+    @functools.cached_property
+    def _every_class(self) -> list[ast.ClassDef]:
+        if self.text is None or may_nest_classes(self.text):
+            return all_classes(self.tree)
+        return [node for node in self.tree.body if isinstance(node, ast.ClassDef)]
 
     def int_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
         """`self.attr` names every binding of which is an int: in its methods, a class body's default
         (a property or any other form there is not one), in the class, its same-module bases and its
         same-module subclasses (an instance of one may stand where the class is expected). None
         when one of them may bind any attribute (`setattr(self, name, v)`, `self.__dict__`)."""
-        if id(cls) not in self._int_attributes:
+        if id(cls) not in self._read.int_attributes:
             members = [*self.lineage(cls), *self.subclasses(cls)]
             bindings = [self.bindings(member) for member in members]
             bound: dict[str, list[ast.expr]] = {}
@@ -89,30 +87,33 @@ class ClassBodies(ModuleNames):
                     bound.setdefault(attribute, []).extend(values)
             called = {attribute for binding in bindings for attribute in binding.called}
             opaque = any(binding.opaque for binding in bindings)
-            self._int_attributes[id(cls)] = frozenset(
+            self._read.int_attributes[id(cls)] = frozenset(
                 attribute
                 for attribute, values in bound.items()
                 if not opaque and attribute not in called and is_int_counter(values)
             )
-        return self._int_attributes[id(cls)]
+        return self._read.int_attributes[id(cls)]
 
     def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The module's classes that have `cls` among their bases, however far up."""
-        if self._subclasses is None:
-            self._subclasses = {}
-            for member in self.classes.values():
-                for base in self.lineage(member)[1:]:
-                    self._subclasses.setdefault(id(base), []).append(member)
-        return self._subclasses.get(id(cls), [])
+        return self._subclasses_by_base.get(id(cls), [])
+
+    @functools.cached_property
+    def _subclasses_by_base(self) -> dict[int, list[ast.ClassDef]]:
+        found: dict[int, list[ast.ClassDef]] = {}
+        for member in self.classes.values():
+            for base in self.lineage(member)[1:]:
+                found.setdefault(id(base), []).append(member)
+        return found
 
     def tensor_attributes(self, cls: ast.ClassDef) -> frozenset[str]:
         """`self.attr` names the class (and its same-module bases) only ever binds to a new tensor."""
-        if id(cls) not in self._tensor_attributes:
+        if id(cls) not in self._read.tensor_attributes:
             values, _ = self.lineage_bindings(cls)
-            self._tensor_attributes[id(cls)] = frozenset(
+            self._read.tensor_attributes[id(cls)] = frozenset(
                 attribute for attribute, bound in values.items() if all(map(is_new_tensor, bound))
             )
-        return self._tensor_attributes[id(cls)]
+        return self._read.tensor_attributes[id(cls)]
 
     def attribute_annotations(self, cls: ast.ClassDef) -> dict[str, ast.expr]:
         return self.bindings(cls).annotations
@@ -128,15 +129,17 @@ class ClassBodies(ModuleNames):
         return values, called
 
     def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
-        if id(cls) not in self._bindings:
-            self._bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
-        return self._bindings[id(cls)]
+        if id(cls) not in self._read.bindings:
+            self._read.bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
+        return self._read.bindings[id(cls)]
 
     def expression_lines(self) -> list[int] | None:
         """The lines where a binding form inside an expression may be (None: no text, look everywhere)."""
-        if self._expression_lines is None and self.text is not None:
-            self._expression_lines = expression_lines_of(self.text)
         return self._expression_lines
+
+    @functools.cached_property
+    def _expression_lines(self) -> list[int] | None:
+        return expression_lines_of(self.text) if self.text is not None else None
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         return class_lineage(cls, self.classes)
