@@ -709,3 +709,16 @@ def test_aliases_that_read_each_other_in_a_loop_end(tmp_path: Path) -> None:
     )
     package = write_package(tmp_path, {"uses": text})
     assert len(reported_lines(package, "uses")) == 1  # B is bound by nothing known before the loop
+
+
+@pytest.mark.parametrize("line_break", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_a_global_rebinding_is_seen_whatever_the_line_breaks(tmp_path: Path, line_break: str) -> None:
+    text = (
+        "from transformers import StaticCache\nfrom transformers import DynamicCache as KV\n\n\n"
+        "def setup():\n    global KV\n    KV = StaticCache\n\n\n"
+        "def run(cache: KV, input_ids):\n    return input_ids[:, cache.get_seq_length():]\n"
+    )
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "uses.py").write_bytes(text.replace("\n", line_break).encode())
+    assert len(reported_lines(package, "uses")) == 1

@@ -284,19 +284,6 @@ def bound_anywhere(body: list[ast.stmt], scan: Scan, before: Held) -> Held:
         anywhere = found
 
 
-def may_declare_globals(source: str | bytes) -> bool:
-    """The module's text may hold a `global` statement: the word, followed by a space, a tab or a
-    backslash, first on its line or after a `:` or `;` (each occurrence of the word is looked at)."""
-    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
-    start = data.find(b"global")
-    while start >= 0:
-        before = data[data.rfind(b"\n", 0, start) + 1 : start].rstrip(b" \t")
-        if data[start + 6 : start + 7] in (b" ", b"\t", b"\\") and (not before or before[-1:] in (b":", b";")):
-            return True
-        start = data.find(b"global", start + 6)
-    return False
-
-
 def binding_count(held: Held) -> int:
     return sum(len(set(bindings)) for bindings in held.values())
 

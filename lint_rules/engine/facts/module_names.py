@@ -17,12 +17,11 @@ from lint_rules.engine.facts.imports import (
     defined_functions,
     final_bindings,
     imported_names,
-    may_declare_globals,
     module_name_of,
     module_named,
     read_bytes,
 )
-from lint_rules.engine.facts.module_text import lines_mentioning, top_level_statements
+from lint_rules.engine.facts.module_text import lines_mentioning, may_declare_globals, top_level_statements
 
 
 class ModuleNames:

@@ -33,6 +33,21 @@ def may_nest_classes(text: str) -> bool:
     return NESTED_CLASS.search(text) is not None or ("\r" in text and NESTED_CLASS_AFTER_CR.search(text) is not None)
 
 
+def may_declare_globals(source: str | bytes) -> bool:
+    """The module's text may hold a `global` statement: the word, followed by a space, a tab or a
+    backslash, first on its line (after any line break) or after a `:` or `;` (each occurrence of the
+    word is looked at: a regular expression tried at every offset costs ten times more)."""
+    data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+    start = data.find(b"global")
+    while start >= 0:
+        line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
+        before = data[line_start:start].rstrip(b" \t\f")
+        if data[start + 6 : start + 7] in (b" ", b"\t", b"\\") and (not before or before[-1:] in (b":", b";")):
+            return True
+        start = data.find(b"global", start + 6)
+    return False
+
+
 # ----- spellings: PEP 8 writes `f(x)` and `def f(x)`; Python also takes `f (x)` and `def  f (x)`. A
 # text search looks for the PEP 8 literal first and, where it is missing but a literal that every
 # other spelling holds occurs, for any spaces or tabs before the parenthesis and after `def`.
