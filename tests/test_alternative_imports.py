@@ -34,6 +34,10 @@ OWN = """\
             return self.seen
 """
 
+EXPORTS = """\
+    from transformers import StaticCache as Chosen, StaticCache as KV
+"""
+
 USES = """\
 
 
@@ -145,6 +149,13 @@ SILENT = {
         """,
         "without `global`, the function binds a local of the same name",
     ),
+    "star-import-before-the-import": (
+        """\
+        from .exports import *
+        from .own import IntCache as KV
+        """,
+        "the import after the star import binds the name last",
+    ),
     "annotation-without-a-value": (
         """\
         import os
@@ -225,6 +236,22 @@ REPORTED = {
         def use_static():
             global KV
             KV = StaticCache
+        """,
+    "import-rebound-by-a-star-import": """\
+        from .own import IntCache as KV
+        from .exports import *
+        """,
+    "alias-rebound-by-a-star-import-in-a-branch": """\
+        import os
+        from .own import IntCache
+        KV = IntCache
+        if os.environ.get("STATIC"):
+            from .exports import *
+        """,
+    "alias-of-an-import-a-star-import-may-rebind": """\
+        from .own import IntCache as Chosen
+        from .exports import *
+        KV = Chosen
         """,
     "alias-of-a-fallback": """\
         try:
@@ -381,11 +408,11 @@ def test_a_class_through_a_module_alias_bound_in_more_than_one_way(
 
 
 def write_binding_package(root: Path, binding: str) -> Path:
-    """`uses.py` binds `KV` and uses it; `elsewhere.py` imports `KV` from there and uses it."""
+    """`uses.py` binds `KV` and uses it; `elsewhere.py` imports `KV` from there and uses it; `exports.py`
+    binds `KV` and `Chosen` to `StaticCache`, for a star import."""
     uses = textwrap.dedent(USES)
-    return write_package(
-        root, {"own": OWN, "uses": textwrap.dedent(binding) + uses, "elsewhere": "from .uses import KV\n" + uses}
-    )
+    modules = {"own": OWN, "uses": textwrap.dedent(binding) + uses, "elsewhere": "from .uses import KV\n" + uses}
+    return write_package(root, {**modules, "exports": EXPORTS})
 
 
 def reported_lines(package: Path, module: str) -> list[int]:

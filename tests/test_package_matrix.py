@@ -76,6 +76,13 @@ try:
     from .caches import TensorCache as KV
 except ImportError:
     from .caches import ZooCache as KV"""
+CLASS_REBOUND_BY_GLOBAL = """\
+from .caches import TensorCache, ZooCache as KV
+
+
+def use_tensor_caches():
+    global KV
+    KV = TensorCache"""
 NOT_FOLLOWED_INTO_CLASS_BODIES = "in a class body no function shows the receiver's class (README Limits)"
 
 
@@ -138,6 +145,33 @@ PACKAGE_FORMS = (
         SourceForm("tensor-receiver-with-a-fallback-class", "own.get_seq_length()", prelude="own = KV()"),
         FALLBACK_CLASS,
         modules={"caches": CACHES},
+    ),
+    PackageForm(
+        SourceForm("tensor-receiver-through-a-class-alias", "own.get_seq_length()", prelude="own = KV()"),
+        "import pkg.caches as cu\nKV = cu.TensorCache",
+        modules={"caches": CACHES},
+    ),
+    PackageForm(
+        SourceForm("int-receiver-through-a-class-alias", "own.get_seq_length()", prelude="own = KV()"),
+        "import pkg.caches as cu\nKV = cu.ZooCache",
+        modules={"caches": CACHES},
+        silent_because="the receiver is a ZooCache (through a module-level alias), whose length is an int",
+    ),
+    PackageForm(
+        SourceForm("receiver-of-a-class-a-global-statement-rebinds", "own.get_seq_length()", prelude="own = KV()"),
+        CLASS_REBOUND_BY_GLOBAL,
+        modules={"caches": CACHES},
+    ),
+    PackageForm(
+        SourceForm("static-cache-through-a-transformers-alias", "own.get_seq_length()", prelude="own = KV(None, 8)"),
+        "from transformers import StaticCache\nKV = StaticCache",
+        modules={},
+    ),
+    PackageForm(
+        SourceForm("dynamic-cache-through-a-transformers-alias", "own.get_seq_length()", prelude="own = KV()"),
+        "from transformers import DynamicCache\nKV = DynamicCache",
+        modules={},
+        silent_because="a DynamicCache built without a config counts an int in every release of the table",
     ),
     PackageForm(
         SourceForm("two-modules-away", "offset_of(cache)"),

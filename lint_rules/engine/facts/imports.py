@@ -113,7 +113,8 @@ def final_bindings(tree: ast.Module, module_name: str, is_package: bool, may_dec
     no class; an alias of a class (`KV = StaticCache`, `KV = cu.StaticCache`) holds what that name
     holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other);
     a name a function declares `global` may hold anything that function binds (None: not followed),
-    looked for unless the caller knows the module has no `global` statement (`may_declare_globals`)."""
+    looked for unless the caller knows the module has no `global` statement (`may_declare_globals`);
+    after a star import (`from .other import *`) every name may hold what that module binds (None)."""
     names = NameCount()
     names.count(tree.body, plainly_read=True)
     tracked = frozenset([*names.defined, *names.aliases])
@@ -143,10 +144,12 @@ class NameCount:
         self.defined_out_of_plain_reach = False
         self.aliases: set[str] = set()
         """Names bound to a class's name (`KV = StaticCache`)."""
+        self.star_imported = False
 
     def count(self, body: list[ast.stmt], plainly_read: bool) -> None:
         for statement in body:
             if isinstance(statement, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.star_imported |= is_star_import(statement)
                 for name in defined(statement):
                     self.defined[name] = self.defined.get(name, 0) + 1
                     self.defined_out_of_plain_reach |= not plainly_read
@@ -161,6 +164,7 @@ class NameCount:
         return (
             not self.defined_out_of_plain_reach
             and not self.aliases
+            and not self.star_imported
             and all(times == 1 for times in self.defined.values())
             and not any(name in self.defined for name in self.otherwise_bound)
         )
@@ -238,8 +242,14 @@ def bindings_after(body: list[ast.stmt], before: Held, scan: Scan) -> Held:
             held = bindings_after_block(statement, held, scan)
         else:
             for name, bindings in statement_bindings(statement, scan, held):
-                held[name] = (*held.get(name, ()), *bindings) if rewraps(statement, name) else bindings
+                may_keep = rewraps(statement, name) or is_star_import(statement)
+                held[name] = (*held.get(name, ()), *bindings) if may_keep else bindings
     return held
+
+
+def is_star_import(statement: ast.stmt) -> bool:
+    """`from m import *`: it may bind any name, or none (`m`'s own, or those of its `__all__`)."""
+    return isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)
 
 
 def rewraps(statement: ast.stmt, name: str) -> bool:
@@ -337,7 +347,9 @@ def aliased_bindings(value: str, scan: Scan, held: Held) -> tuple[Binding, ...]:
 
 
 def own_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
-    if isinstance(statement, ast.ImportFrom):
+    if is_star_import(statement):
+        yield from ((name, (None,)) for name in scan.tracked)
+    elif isinstance(statement, ast.ImportFrom):
         source = absolute_module(statement, scan.module_name, scan.is_package)
         for alias in statement.names:
             if alias.name != "*":
