@@ -1,4 +1,4 @@
-"""A class name a module binds in more than one way (`facts/imports.py`, `final_bindings`):
+"""A class name a module binds in more than one way (`facts/name_bindings.py`, `final_bindings`):
 `try: from transformers import StaticCache as KV` / `except ImportError: from .own import IntCache as
 KV` holds the StaticCache wherever transformers imports, so the name's length is an int only when
 every binding that may hold counts an int. A later binding in the same block replaces an earlier

@@ -1,4 +1,4 @@
-"""The caches of other modules (`imports._PARSED`, the trees; `classes._OTHER_MODULES`, their class
+"""The caches of other modules (`module_files._PARSED`, the trees; `classes._OTHER_MODULES`, their class
 facts) keep only the modules used last: a long flake8 or editor process must not keep every module
 it ever read. An evicted module is read again, with the same result."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
-from lint_rules.engine.facts import classes, imports
+from lint_rules.engine.facts import classes, module_files
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.settings import Settings
 
@@ -31,13 +31,13 @@ def test_reading_an_entry_keeps_it_and_the_oldest_goes() -> None:
 
 def test_parsed_trees_stay_within_their_bound(tmp_path: Path) -> None:
     """The process's own cache, as a long flake8 run uses it."""
-    for index in range(imports.MAX_PARSED_MODULES + 10):
+    for index in range(module_files.MAX_PARSED_MODULES + 10):
         file = tmp_path / f"m{index}.py"
         file.write_text(f"x = {index}\n")
-        tree = imports.parsed_module(file)
-        assert tree is not None and imports.parsed_module(file) is tree  # cached while it is recent
-    assert len(imports._PARSED) == imports.MAX_PARSED_MODULES
-    assert tmp_path / "m0.py" not in {file for file, _ in imports._PARSED}
+        tree = module_files.parsed_module(file)
+        assert tree is not None and module_files.parsed_module(file) is tree  # cached while it is recent
+    assert len(module_files._PARSED) == module_files.MAX_PARSED_MODULES
+    assert tmp_path / "m0.py" not in {file for file, _ in module_files._PARSED}
     assert isinstance(classes._OTHER_MODULES, BoundedCache)
     assert classes._OTHER_MODULES.maxsize == classes.MAX_OTHER_MODULES
 
@@ -81,7 +81,7 @@ def test_sibling_modules_stay_within_the_bound_with_the_same_findings(
 ) -> None:
     parsed: BoundedCache[object, object] = BoundedCache(BOUND)
     other_modules: BoundedCache[object, object] = BoundedCache(BOUND)
-    monkeypatch.setattr(imports, "_PARSED", parsed)
+    monkeypatch.setattr(module_files, "_PARSED", parsed)
     monkeypatch.setattr(classes, "_OTHER_MODULES", other_modules)
     package = write_package(tmp_path)
     models = [package / f"model{index}.py" for index in range(SIBLINGS)]

@@ -17,7 +17,7 @@ import pytest
 
 from lint_rules import check_command
 from lint_rules.engine import analyze_source
-from lint_rules.engine.facts import imports
+from lint_rules.engine.facts import module_files
 from tests.helpers_rewrite import cli_environment
 
 
@@ -121,7 +121,7 @@ def test_a_check_reads_each_sibling_stamp_once_and_an_analysis_after_it_afresh(
     package = write(tmp_path, {"a.py": USES_GET_LEN, "b.py": USES_GET_LEN, "z.py": USES_GET_LEN})
     (package / "helper.py").write_text(RETURNS_A_LENGTH)
     counting = CountingOs()
-    monkeypatch.setattr(imports, "os", counting)
+    monkeypatch.setattr(module_files, "os", counting)
     assert check_command.run([str(package), "--exit-zero"]) == 0
     assert capsys.readouterr().out.count("SLG002") == 3
     assert counting.stats["helper.py"] == 1

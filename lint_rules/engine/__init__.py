@@ -28,7 +28,7 @@ The public API below is all that the adapters (`lint_rules.checking`, `flake8_pl
 from lint_rules.engine.analysis import analyze_source, analyze_tree
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, DeclarationRefused, Declarations
 from lint_rules.engine.facts.definitions import first_line_of, statements_at
-from lint_rules.engine.facts.imports import STAMPS, read_bytes
+from lint_rules.engine.facts.module_files import STAMPS, read_bytes
 from lint_rules.engine.facts.module_text import DEFAULT_SOURCE_METHODS, mentions_any, torch_bindings
 from lint_rules.engine.facts.source_text import SourceText
 from lint_rules.engine.fixes.deviceplan import rewritten_call

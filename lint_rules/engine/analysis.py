@@ -11,8 +11,8 @@ from pathlib import Path
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations, check_refusal
-from lint_rules.engine.facts.imports import file_stamp, forget_stamps, read_bytes
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_files import file_stamp, forget_stamps, read_bytes
 from lint_rules.engine.facts.module_text import DEFAULT_SOURCE_METHODS, mentions_any
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
 from lint_rules.engine.facts.source_text import SourceText

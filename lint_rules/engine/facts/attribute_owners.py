@@ -20,7 +20,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_bindings import EVERY_ATTRIBUTE, attribute_bindings
 from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.facts.classes import ClassFacts
-from lint_rules.engine.facts.imports import module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.module_files import module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})

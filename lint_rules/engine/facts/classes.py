@@ -28,12 +28,8 @@ from lint_rules.engine.facts.caches import (
 from lint_rules.engine.facts.class_bodies import ClassBodies
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
-from lint_rules.engine.facts.imports import (
-    Binding,
-    module_file,
-    module_named,
-    parsed_module,
-)
+from lint_rules.engine.facts.module_files import module_file, parsed_module
+from lint_rules.engine.facts.name_bindings import Binding, module_named
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.imports import parsed_module, read_bytes
+from lint_rules.engine.facts.module_files import parsed_module, read_bytes
 from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.facts.releases import Releases
 

@@ -11,17 +11,10 @@ from pathlib import Path
 
 from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES, WRAPPER_CLASSES, is_transformers_module
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, statements_within
-from lint_rules.engine.facts.imports import (
-    Binding,
-    bound_modules,
-    defined_functions,
-    final_bindings,
-    imported_names,
-    module_name_of,
-    module_named,
-    read_bytes,
-)
+from lint_rules.engine.facts.imports import bound_modules, imported_names
+from lint_rules.engine.facts.module_files import module_name_of, read_bytes
 from lint_rules.engine.facts.module_text import lines_mentioning, may_declare_globals, top_level_statements
+from lint_rules.engine.facts.name_bindings import Binding, defined_functions, final_bindings, module_named
 
 
 class ModuleNames:

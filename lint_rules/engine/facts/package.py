@@ -22,16 +22,8 @@ from typing import Protocol
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, calls_at
-from lint_rules.engine.facts.imports import (
-    RE_EXPORT_HOPS,
-    STAMPS,
-    bound_modules,
-    imported_names,
-    module_name_of,
-    parsed_module,
-    re_export_source,
-    read_bytes,
-)
+from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, imported_names, re_export_source
+from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.module_text import lines_mentioning, torch_aliases
 
 MAX_PACKAGE_FILES = 5000

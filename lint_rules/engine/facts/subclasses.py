@@ -18,15 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.imports import (
-    STAMPS,
-    final_bindings,
-    imported_names,
-    imports_among,
-    module_name_of,
-    parsed_module,
-    read_bytes,
-)
+from lint_rules.engine.facts.imports import imported_names
+from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.name_bindings import final_bindings, imports_among
 from lint_rules.engine.facts.package import MAX_PACKAGE_FILES, package_files
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import is_transformers_module
-from lint_rules.engine.facts.imports import Binding
+from lint_rules.engine.facts.name_bindings import Binding
 from lint_rules.engine.facts.releases import length_state
 
 if TYPE_CHECKING:

@@ -32,8 +32,8 @@ from pathlib import Path
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
-from lint_rules.engine.facts.imports import parsed_module, read_bytes
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_files import parsed_module, read_bytes
 from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches, own_nodes
 from lint_rules.engine.flow.never_none import text_of

@@ -24,19 +24,12 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.imports import (
-    RE_EXPORT_HOPS,
-    file_bytes,
-    file_stamp,
-    imported_names,
-    imports_among,
-    module_file,
-    module_named,
-    re_export_source,
-)
+from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, imported_names, re_export_source
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_files import file_bytes, file_stamp, module_file
 from lint_rules.engine.facts.module_names import nested_imports
 from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE, defines, has_call, top_level_def_start
+from lint_rules.engine.facts.name_bindings import imports_among, module_named
 from lint_rules.engine.flow.module_run import ModuleRun
 
 NAME_OR_DOT = re.compile(r"[\w.]")

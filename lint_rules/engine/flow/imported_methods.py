@@ -23,16 +23,11 @@ from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.imports import (
-    RE_EXPORT_HOPS,
-    file_bytes,
-    file_stamp,
-    imports_among,
-    module_file,
-    re_export_source,
-)
+from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, re_export_source
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_files import file_bytes, file_stamp, module_file
 from lint_rules.engine.facts.module_text import CALL_PARENTHESIS, TOP_LEVEL_LINE, class_header_end, defines
+from lint_rules.engine.facts.name_bindings import imports_among
 from lint_rules.engine.facts.receiver_classes import ReceiverClass, may_show_receivers, receiver_classes
 from lint_rules.engine.flow.imported_calls import (
     ImportedFunction,
