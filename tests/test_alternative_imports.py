@@ -37,6 +37,44 @@ OWN = """\
 EXPORTS = """\
     from transformers import StaticCache as Chosen, StaticCache as KV
 """
+STAR_MODULES = {
+    "quiet": """\
+        from transformers import StaticCache as _KV
+
+
+        def helper():
+            return _KV
+        """,
+    "listed": """\
+        from transformers import StaticCache as KV
+
+        __all__ = ["other"]
+        other = KV
+        """,
+    "relay": "from .exports import *\n",
+    "extended": """\
+        from transformers import StaticCache as KV
+
+        __all__ = ["other"]
+        __all__ += ["KV"]
+        other = 1
+        """,
+    "lazy": """\
+        __all__ = ["KV"]
+
+
+        def __getattr__(name):
+            from transformers import StaticCache
+
+            return StaticCache
+        """,
+    "globally": """\
+        def use_static():
+            global KV
+            from transformers import StaticCache as KV
+        """,
+}
+"""Modules a star import reads for the names it binds (`name_bindings.exported_names`)."""
 
 USES = """\
 
@@ -156,6 +194,20 @@ SILENT = {
         """,
         "the import after the star import binds the name last",
     ),
+    "star-import-of-a-module-that-binds-no-such-name": (
+        """\
+        from .own import IntCache as KV
+        from .quiet import *
+        """,
+        "the star-imported module of the package binds no public `KV`",
+    ),
+    "star-import-whose-all-leaves-the-name-out": (
+        """\
+        from .own import IntCache as KV
+        from .listed import *
+        """,
+        "`__all__` says what a star import binds, even where the module binds `KV` too",
+    ),
     "annotation-without-a-value": (
         """\
         import os
@@ -252,6 +304,26 @@ REPORTED = {
         from .own import IntCache as Chosen
         from .exports import *
         KV = Chosen
+        """,
+    "star-import-from-outside-the-package": """\
+        from .own import IntCache as KV
+        from somewhere_else import *
+        """,
+    "star-import-of-a-module-with-its-own-star-import": """\
+        from .own import IntCache as KV
+        from .relay import *
+        """,
+    "star-import-whose-all-grows": """\
+        from .own import IntCache as KV
+        from .extended import *
+        """,
+    "star-import-whose-all-names-a-module-getattr-answer": """\
+        from .own import IntCache as KV
+        from .lazy import *
+        """,
+    "star-import-of-a-module-whose-function-binds-it-global": """\
+        from .own import IntCache as KV
+        from .globally import *
         """,
     "alias-of-a-fallback": """\
         try:
@@ -409,10 +481,11 @@ def test_a_class_through_a_module_alias_bound_in_more_than_one_way(
 
 def write_binding_package(root: Path, binding: str) -> Path:
     """`uses.py` binds `KV` and uses it; `elsewhere.py` imports `KV` from there and uses it; `exports.py`
-    binds `KV` and `Chosen` to `StaticCache`, for a star import."""
+    binds `KV` and `Chosen` to `StaticCache`, for a star import, beside the other modules a star
+    import reads (`STAR_MODULES`)."""
     uses = textwrap.dedent(USES)
     modules = {"own": OWN, "uses": textwrap.dedent(binding) + uses, "elsewhere": "from .uses import KV\n" + uses}
-    return write_package(root, {**modules, "exports": EXPORTS})
+    return write_package(root, {**modules, "exports": EXPORTS, **STAR_MODULES})
 
 
 def reported_lines(package: Path, module: str) -> list[int]:
