@@ -38,28 +38,15 @@ EXPORTS = """\
     from transformers import StaticCache as Chosen, StaticCache as KV
 """
 STAR_MODULES = {
-    "quiet": """\
-        from transformers import StaticCache as _KV
-
-
-        def helper():
-            return _KV
-        """,
-    "listed": """\
-        from transformers import StaticCache as KV
-
-        __all__ = ["other"]
-        other = KV
-        """,
     "relay": "from .exports import *\n",
-    "extended": """\
+    "grown_all": """\
         from transformers import StaticCache as KV
 
         __all__ = ["other"]
         __all__ += ["KV"]
         other = 1
         """,
-    "lazy": """\
+    "all_from_getattr": """\
         __all__ = ["KV"]
 
 
@@ -68,13 +55,70 @@ STAR_MODULES = {
 
             return StaticCache
         """,
-    "globally": """\
+    "global_binding": """\
         def use_static():
             global KV
             from transformers import StaticCache as KV
         """,
+    "all_deleted_by_a_handler": """\
+        from transformers import StaticCache as KV
+
+        __all__ = ["other"]
+        other = 1
+        try:
+            raise ValueError
+        except ValueError as __all__:
+            pass
+        """,
+    "all_captured_by_a_match": """\
+        from transformers import StaticCache as KV
+
+        __all__ = ["other"]
+        other = 1
+        match ["other", "KV"]:
+            case __all__:
+                pass
+        """,
+    "all_imported": """\
+        from transformers import StaticCache as KV
+
+        __all__ = ["other"]
+        other = 1
+        from .exports import Chosen as __all__
+        """,
+    "all_grown_through_another_name": """\
+        from transformers import StaticCache as KV
+
+        __all__ = exported = ["other"]
+        other = 1
+        exported.append("KV")
+        """,
+    "all_from_module_getattr": """\
+        def __getattr__(name):
+            if name == "__all__":
+                return ["KV"]
+            from transformers import StaticCache
+
+            return StaticCache
+        """,
+    "walrus_in_bases": """\
+        from transformers import StaticCache as _Static
+
+
+        class Sub((KV := _Static)):
+            pass
+        """,
+    "walrus_in_a_return_annotation": """\
+        from transformers import StaticCache as _Static
+
+
+        def g() -> (KV := _Static):
+            pass
+        """,
 }
-"""Modules a star import reads for the names it binds (`name_bindings.exported_names`)."""
+"""Modules a star import may take `KV` from, each in a way a reading of its names could miss (an
+`__all__` changed or answered otherwise, a name bound outside a plain statement): every star import
+may rebind every name, so each is reported."""
 
 USES = """\
 
@@ -194,20 +238,6 @@ SILENT = {
         """,
         "the import after the star import binds the name last",
     ),
-    "star-import-of-a-module-that-binds-no-such-name": (
-        """\
-        from .own import IntCache as KV
-        from .quiet import *
-        """,
-        "the star-imported module of the package binds no public `KV`",
-    ),
-    "star-import-whose-all-leaves-the-name-out": (
-        """\
-        from .own import IntCache as KV
-        from .listed import *
-        """,
-        "`__all__` says what a star import binds, even where the module binds `KV` too",
-    ),
     "annotation-without-a-value": (
         """\
         import os
@@ -305,25 +335,16 @@ REPORTED = {
         from .exports import *
         KV = Chosen
         """,
+    **{
+        f"star-import-of-{module}": f"""\
+        from .own import IntCache as KV
+        from .{module} import *
+        """
+        for module in STAR_MODULES
+    },
     "star-import-from-outside-the-package": """\
         from .own import IntCache as KV
         from somewhere_else import *
-        """,
-    "star-import-of-a-module-with-its-own-star-import": """\
-        from .own import IntCache as KV
-        from .relay import *
-        """,
-    "star-import-whose-all-grows": """\
-        from .own import IntCache as KV
-        from .extended import *
-        """,
-    "star-import-whose-all-names-a-module-getattr-answer": """\
-        from .own import IntCache as KV
-        from .lazy import *
-        """,
-    "star-import-of-a-module-whose-function-binds-it-global": """\
-        from .own import IntCache as KV
-        from .globally import *
         """,
     "alias-of-a-fallback": """\
         try:
@@ -481,8 +502,7 @@ def test_a_class_through_a_module_alias_bound_in_more_than_one_way(
 
 def write_binding_package(root: Path, binding: str) -> Path:
     """`uses.py` binds `KV` and uses it; `elsewhere.py` imports `KV` from there and uses it; `exports.py`
-    binds `KV` and `Chosen` to `StaticCache`, for a star import, beside the other modules a star
-    import reads (`STAR_MODULES`)."""
+    binds `KV` and `Chosen` to `StaticCache`, for a star import, beside `STAR_MODULES`."""
     uses = textwrap.dedent(USES)
     modules = {"own": OWN, "uses": textwrap.dedent(binding) + uses, "elsewhere": "from .uses import KV\n" + uses}
     return write_package(root, {**modules, "exports": EXPORTS, **STAR_MODULES})

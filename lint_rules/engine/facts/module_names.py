@@ -58,9 +58,8 @@ class ModuleNames:
         """The names whose bindings that may hold (`final_bindings`) are not the one class or import
         `classes` and `imports` name: bound in more than one way, or last by something else."""
         if self._alternatives is None:
-            name, root = self.module
-            is_package = self.path.endswith("__init__.py")
-            final = final_bindings(self.tree, name, is_package, self.may_declare_globals(), root)
+            name, _ = self.module
+            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"), self.may_declare_globals())
             functions = defined_functions(self.tree) if final else frozenset()
             self._alternatives = {
                 local: list(held) for local, held in final.items() if not self.is_plain(local, held, functions)

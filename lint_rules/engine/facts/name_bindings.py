@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import NamedTuple, TypeGuard
+from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES
 from lint_rules.engine.facts.definitions import statements_within
 from lint_rules.engine.facts.imports import absolute_module
-from lint_rules.engine.facts.module_files import module_file, parsed_module
 
 Binding = tuple[str, str] | ast.ClassDef | None
 """What a module-level name may hold once the module has run: an import's (module, name), a class the
@@ -27,9 +25,7 @@ PLACEHOLDERS = frozenset({"None", "object", "Any", "typing.Any"})
 """What a fallback binds where an import failed (`except ImportError: KV = object`): no class."""
 
 
-def final_bindings(
-    tree: ast.Module, module_name: str, is_package: bool, may_declare_globals: bool = True, root: Path | None = None
-) -> Held:
+def final_bindings(tree: ast.Module, module_name: str, is_package: bool, may_declare_globals: bool = True) -> Held:
     """Each name the module's top level binds by an import, a class or a `def`, with every binding
     that may hold once the module has run: the arms of an `if` or a `match`, the handlers of a `try`
     (`try: from transformers import StaticCache as KV` / `except ImportError: from .own import
@@ -39,16 +35,14 @@ def final_bindings(
     holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other);
     a name a function declares `global` may hold anything that function binds (None: not followed),
     looked for unless the caller knows the module has no `global` statement (`may_declare_globals`);
-    after a star import (`from .other import *`) a name may hold what that module binds (None): any
-    name, unless the module is one of the package's (`root`: the folder its top package sits in)
-    whose names are known (`star_exported_names`)."""
+    after a star import (`from .other import *`) every name may hold what that module binds (None)."""
     names = NameCount()
     names.count(tree.body, plainly_read=True)
     tracked = frozenset([*names.defined, *names.aliases])
     rebound = tracked & declared_global(tree) if may_declare_globals else set()
     if names.each_bound_once_where_plainly_read() and not rebound:
         return {}
-    after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked, root))
+    after = bindings_after(tree.body, {}, Scan(module_name, is_package, tracked))
     for name in rebound:
         after[name] = tuple(dict.fromkeys([*after.get(name, ()), None]))
     return {name: held for name, held in after.items() if held}
@@ -102,8 +96,6 @@ class Scan(NamedTuple):
     is_package: bool
     tracked: frozenset[str]
     """The names bound somewhere by an import, a class or a `def`: only those may name a class."""
-    root: Path | None = None
-    """The folder the module's top package sits in, to read the modules it star-imports."""
 
 
 def defined_functions(tree: ast.Module) -> frozenset[str]:
@@ -176,65 +168,9 @@ def bindings_after(body: list[ast.stmt], before: Held, scan: Scan) -> Held:
     return held
 
 
-def is_star_import(statement: ast.stmt) -> TypeGuard[ast.ImportFrom]:
+def is_star_import(statement: ast.stmt) -> bool:
     """`from m import *`: it may bind any name, or none (`m`'s own, or those of its `__all__`)."""
     return isinstance(statement, ast.ImportFrom) and any(alias.name == "*" for alias in statement.names)
-
-
-def star_exported_names(statement: ast.ImportFrom, scan: Scan) -> frozenset[str] | None:
-    """The names `from m import *` may bind, for a module `m` of the package; None (any name) for a
-    module outside it or one that cannot be read."""
-    module = absolute_module(statement, scan.module_name, scan.is_package)
-    file = module_file(module, scan.root) if module and scan.root is not None else None
-    tree = parsed_module(file) if file is not None else None
-    return None if tree is None else exported_names(tree)
-
-
-def exported_names(tree: ast.Module) -> frozenset[str] | None:
-    """What a star import of the module binds: the strings of an `__all__` bound once to a list or tuple
-    of them and named nowhere else, else every public name its top level binds or a function declares
-    `global`; None when it may be any name (a star import of its own, an `__all__` built otherwise)."""
-    if any(is_star_import(statement) for statement in block_statements(tree.body)):
-        return None
-    bound = top_level_names(tree) | declared_global(tree)
-    if "__all__" not in bound:
-        return frozenset(name for name in bound if not name.startswith("_"))
-    mentions = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == "__all__"]
-    listed = [statement.value for statement in tree.body if is_all_binding(statement)]
-    if len(mentions) != 1 or len(listed) != 1 or not isinstance(listed[0], (ast.List, ast.Tuple)):
-        return None
-    names = [element.value for element in listed[0].elts if isinstance(element, ast.Constant)]
-    if len(names) != len(listed[0].elts) or not all(isinstance(name, str) for name in names):
-        return None
-    return frozenset(str(name) for name in names)
-
-
-def top_level_names(tree: ast.Module) -> set[str]:
-    """Every name the module's top level may bind: targets, imports, `def`s and classes, `except ... as`
-    names, `match` captures and walrus targets (not what the bodies of its functions and classes bind)."""
-    found: set[str] = set()
-    pending: list[ast.AST] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
-        elif isinstance(node, (*FUNCTIONS, ast.ClassDef)):
-            found.add(node.name)
-            pending += [*node.decorator_list, *([] if isinstance(node, ast.ClassDef) else [node.args])]
-            continue  # its body binds its own names
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            found.add(node.id)
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            found.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            found.add(node.rest)
-        pending += ast.iter_child_nodes(node)  # a comprehension's or a lambda's own names too: more, never fewer
-    return found
-
-
-def is_all_binding(statement: ast.stmt) -> TypeGuard[ast.Assign]:
-    targets = statement.targets if isinstance(statement, ast.Assign) else []
-    return any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets)
 
 
 def rewraps(statement: ast.stmt, name: str) -> bool:
@@ -333,8 +269,7 @@ def aliased_bindings(value: str, scan: Scan, held: Held) -> tuple[Binding, ...]:
 
 def own_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
     if is_star_import(statement):
-        exported = star_exported_names(statement, scan)
-        yield from ((name, (None,)) for name in scan.tracked if exported is None or name in exported)
+        yield from ((name, (None,)) for name in scan.tracked)
     elif isinstance(statement, ast.ImportFrom):
         source = absolute_module(statement, scan.module_name, scan.is_package)
         for alias in statement.names:
