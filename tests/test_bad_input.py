@@ -161,6 +161,36 @@ def test_symlink_loops(tmp_path: Path) -> None:
     assert (folder / GOOD).read_bytes() == FIXED
 
 
+OWN_INT_CACHE = b"""class IntCache:
+    def __init__(self):
+        self.seen = 0
+
+    def get_seq_length(self, layer_idx=0):
+        return self.seen
+"""
+USES_AFTER_A_STAR_IMPORT = b"""from .own import IntCache as KV
+from .other import *
+
+
+def f(ids):
+    cache = KV()
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+
+
+def test_a_symlink_loop_in_a_package_its_modules_read(tmp_path: Path) -> None:
+    """A module whose analysis lists its package's files (after a star import, for the classes a name
+    may hold) is analyzed as usual beside a link that loops: the loop is the walker's error item, not
+    an internal error of the module (the listing had raised `OSError` at the looping link)."""
+    files = {"pkg/__init__.py": b"", "pkg/own.py": OWN_INT_CACHE, "pkg/uses.py": USES_AFTER_A_STAR_IMPORT}
+    folder = project(tmp_path, files)
+    (folder / "pkg" / "other.py").symlink_to("other.py")
+    checked = run_cli(CHECKER, ["."], folder)
+    assert checked.errors() == {"pkg/other.py": "symlink loop: the link resolves to itself"}, checked.describe()
+    assert paths_with_findings(checked) == {"good.py", "pkg/uses.py"}, checked.describe()
+
+
 def test_fifo_named_like_python_is_not_read(tmp_path: Path) -> None:
     """A named pipe given explicitly (a pre-commit hook passes paths) must not block the run."""
     folder = project(tmp_path, {})

@@ -9,7 +9,7 @@ under its own name (`from pkg import f`, `import pkg` ... `pkg.f()`; not through
 assignment or another name), in the other modules of the same top package, and one module away:
 the callers' own compiled reach is judged within their module. Files are found by their text (the
 function's name) before they are parsed, and each is parsed once while it stays among the most
-recently used (`imports.parsed_module`).
+recently used (`module_files.parsed_module`).
 """
 
 from __future__ import annotations
@@ -90,15 +90,22 @@ def list_package_files(top: Path) -> tuple[Path, ...]:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
             continue
-        found += [
-            Path(entry.path).resolve() if entry.is_symlink() else Path(entry.path)
-            for entry in entries
-            if entry.name.endswith(".py") and entry.is_file()
-        ]
+        found += [file for file in map(python_file, entries) if file is not None]
         folders += reversed([Path(entry.path) for entry in entries if is_package_folder(entry)])  # depth first
         if len(found) > MAX_PACKAGE_FILES:
             return ()
     return tuple(found)
+
+
+def python_file(entry: os.DirEntry[str]) -> Path | None:
+    """The `.py` file an entry is, a linked one resolved; None for anything else, a link that loops or
+    points nowhere included."""
+    if not entry.name.endswith(".py"):
+        return None
+    try:
+        return (Path(entry.path).resolve() if entry.is_symlink() else Path(entry.path)) if entry.is_file() else None
+    except (OSError, RuntimeError):  # RuntimeError: `resolve` of a symlink loop
+        return None
 
 
 def is_package_folder(entry: os.DirEntry[str]) -> bool:
