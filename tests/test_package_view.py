@@ -780,3 +780,37 @@ def test_the_fixer_guards_host_calls_of_another_modules_methods_and_leaves_the_f
         """
     )
     assert fix_text(str(modeling), fixed, Settings()) == fixed  # idempotent
+
+
+INT_CACHE_MODULE = """\
+    class KV:
+        def __init__(self):
+            self.seen = 0
+
+        def get_seq_length(self, layer_idx=0):
+            return self.seen
+"""
+USES_KV = """\
+    from .other import KV
+
+
+    def trim(ids):
+        cache = KV()
+        n = cache.get_seq_length()
+        return ids[:, n:]
+"""
+
+
+@pytest.mark.parametrize("with_a_package_folder", [True, False])
+def test_a_package_folder_is_imported_before_a_module_file_of_its_name(
+    tmp_path: Path, with_a_package_folder: bool
+) -> None:
+    """`pkg/other/__init__.py` is what `from .other import KV` runs when `pkg/other.py` sits beside it, as
+    Python's import system looks for a package folder first: its `KV` is a `StaticCache` here. Without
+    the folder, `other.py`'s `KV` counts an int."""
+    package = write_package(tmp_path, {"other": INT_CACHE_MODULE, "uses": USES_KV})
+    if with_a_package_folder:
+        (package / "other").mkdir()
+        (package / "other" / "__init__.py").write_text("from transformers import StaticCache as KV\n")
+    lines = [finding.line for finding in check_path(str(package / "uses.py"), Settings()).findings]
+    assert lines == ([7] if with_a_package_folder else [])

@@ -72,6 +72,6 @@ def re_export_source(origin: tuple[str, str], root: Path | None, hops: int) -> t
 
 @functools.lru_cache(maxsize=256)
 def package_imports(file: Path, stamp: int, package: str) -> dict[str, tuple[str, str]]:
-    """What a package's `__init__.py` imports, by local name (`stamp`: see `imports.file_stamp`)."""
+    """What a package's `__init__.py` imports, by local name (`stamp`: see `module_files.file_stamp`)."""
     tree = parsed_module(file)
     return imported_names(tree, package, is_package=True) if tree else {}

@@ -84,7 +84,7 @@ def module_file(module: str, root: Path | None) -> Path | None:
     relative = Path(*module.split("."))
     folders = [root.parent, root] if root.name == relative.parts[0] else [root]
     for folder in folders:
-        for candidate in (folder / relative.with_suffix(".py"), folder / relative / "__init__.py"):
+        for candidate in (folder / relative / "__init__.py", folder / relative.with_suffix(".py")):
             if candidate.is_file():
                 return candidate
     return None
@@ -95,7 +95,7 @@ def file_bytes(file: Path, stamp: int) -> bytes:
     """The file's bytes for the text searches of other modules, its line breaks written as `\n`
     (`lf_bytes`: the searches look for a line start after `\n`) and without a UTF-8 byte order mark
     (the first line starts the file), kept for the few files asked about in turn (`stamp`: see
-    `imports.file_stamp`)."""
+    `module_files.file_stamp`)."""
     try:
         return lf_bytes(read_bytes(file)).removeprefix(codecs.BOM_UTF8)
     except OSError:

@@ -189,7 +189,7 @@ NEXT_DEF_OR_TOP_LEVEL = re.compile(rb"\n(?:[ \t]+(?:async\s+)?def\s|[^\s#)\]}])"
 def methods_mentioning(file: Path, stamp: int, class_name: str, methods: frozenset[str]) -> frozenset[str]:
     """Cheaply, from the text: the names of the `def`s in the module-level `class class_name` whose
     lines (up to the next `def` or top-level line) mention a source method, the source methods
-    themselves and special methods aside (`stamp`: see `imports.file_stamp`)."""
+    themselves and special methods aside (`stamp`: see `module_files.file_stamp`)."""
     data = file_bytes(file, stamp)
     start = class_header_end(data, class_name)
     if start < 0:
