@@ -16,6 +16,7 @@ from lint_rules.checking import check_path
 from lint_rules.rules import ONLY_OUTSIDE_CALLERS
 from lint_rules.settings import Settings
 from lint_rules.target_range import TargetRange
+from tests import package_files
 from tests.invariants import UNSAFE_TOO, check_invariants
 from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
 
@@ -34,12 +35,7 @@ TRIM = """\
 
 
 def write_package(root: Path, modules: dict[str, str]) -> Path:
-    package = root / "zoo"
-    package.mkdir(parents=True, exist_ok=True)
-    (package / "__init__.py").write_text("")
-    for name, text in modules.items():
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    return package
+    return package_files.write_package(root, modules, "zoo")
 
 
 PINNED_BELOW_5_25 = Settings(transformers=TargetRange("<5.25", "test", DYNAMIC_CACHE_COUNTS_INT))

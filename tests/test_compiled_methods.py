@@ -19,6 +19,7 @@ from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.findings import Finding, FixSafety
 from lint_rules.settings import Settings
+from tests import package_files
 
 MASKING_UTILS = textwrap.dedent(
     """\
@@ -105,13 +106,7 @@ COMPILED_METHODS = ("_ignore_causal_mask_sdpa", "_update_causal_mask")
 
 def write_package(root: Path, modules: dict[str, str]) -> Path:
     """`tiny/` with `tiny/models/llama/`, each folder a package; `modules` by dotted path under `tiny`."""
-    package = root / "tiny"
-    (package / "models" / "llama").mkdir(parents=True)
-    for folder in (package, package / "models", package / "models" / "llama"):
-        (folder / "__init__.py").write_text("")
-    for name, text in modules.items():
-        (package / Path(*name.split("."))).with_suffix(".py").write_text(textwrap.dedent(text))
-    return package
+    return package_files.write_package(root, modules, "tiny", folders=["models.llama"])
 
 
 def llama_package(root: Path, modeling: str = MODELING_LLAMA) -> Path:

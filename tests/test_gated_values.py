@@ -17,6 +17,7 @@ import pytest
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.settings import Settings
+from tests.package_files import write_package as write_package_files
 
 MODELING_QWEN2_VL = textwrap.dedent(
     """\
@@ -50,14 +51,8 @@ UTILS = "def is_torchdynamo_compiling():\n    return False\n"
 
 
 def write_package(root: Path, modeling: str) -> Path:
-    package = root / "tiny"
-    (package / "models" / "qwen2_vl").mkdir(parents=True)
-    for folder in (package, package / "models", package / "models" / "qwen2_vl"):
-        (folder / "__init__.py").write_text("")
-    (package / "utils.py").write_text(UTILS)
-    modeling_file = package / "models" / "qwen2_vl" / "modeling_qwen2_vl.py"
-    modeling_file.write_text(modeling)
-    return modeling_file
+    package = write_package_files(root, {"utils": UTILS, "models.qwen2_vl.modeling_qwen2_vl": modeling}, "tiny")
+    return package / "models" / "qwen2_vl" / "modeling_qwen2_vl.py"
 
 
 def reported_lines(path: Path) -> list[tuple[int, str]]:

@@ -11,7 +11,6 @@ and is idempotent) hold with the package view on.
 from __future__ import annotations
 
 import dataclasses
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from lint_rules.checking import check_path
 from lint_rules.findings import Finding
 from lint_rules.settings import Settings
 from tests.invariants import check_invariants
+from tests.package_files import write_package
 from tests.source_use_matrix import USE_CONTEXTS, Case, SourceForm, UseContext
 
 HELPERS = """\
@@ -225,16 +225,9 @@ CASES = [
 ]
 
 
-def write_package(root: Path, case: PackageCase) -> Path:
+def write_case(root: Path, case: PackageCase) -> Path:
     """`root/pkg` with the form's modules and `module.py`; the path of `module.py`."""
-    package = root / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in case.form.modules.items():
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    module = package / "module.py"
-    module.write_text(case.module)
-    return module
+    return write_package(root, {**case.form.modules, "module": case.module}) / "module.py"
 
 
 def test_every_form_meets_every_context_and_says_why_it_is_silent() -> None:
@@ -248,7 +241,7 @@ def test_every_form_meets_every_context_and_says_why_it_is_silent() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_pair(case: PackageCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module = write_package(tmp_path, case)
+    module = write_case(tmp_path, case)
     checked = check_path(str(module), Settings())
     assert not checked.error, (case.id, checked.error)
     reported = sorted({finding.code for finding in checked.findings})

@@ -16,6 +16,7 @@ import pytest
 
 from lint_rules.checking import check_path
 from lint_rules.settings import Settings
+from tests import package_files
 
 CACHE_UTILS = """\
     from transformers import StaticCache
@@ -41,14 +42,7 @@ CACHE_UTILS = """\
 
 def write_package(root: Path, modules: dict[str, str]) -> Path:
     """`root/zoo` with `zoo/utils/cache_utils.py` and the given modules (`models/llama` and the like)."""
-    package = root / "zoo"
-    for folder in (package, package / "utils", package / "models"):
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "__init__.py").write_text("")
-    (package / "utils" / "cache_utils.py").write_text(textwrap.dedent(CACHE_UTILS))
-    for name, text in modules.items():
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    return package
+    return package_files.write_package(root, {"utils.cache_utils": CACHE_UTILS, **modules}, "zoo", folders=["models"])
 
 
 def codes(package: Path, module: str) -> list[str]:

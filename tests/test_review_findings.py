@@ -19,15 +19,11 @@ from lint_rules import check_command
 from lint_rules.engine import analyze_source
 from lint_rules.engine.facts import module_files
 from tests.helpers_rewrite import cli_environment
+from tests.package_files import write_package
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
-    package = root / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in files.items():
-        (package / name).write_text(textwrap.dedent(text))
-    return package
+    return write_package(root, {name.removesuffix(".py"): text for name, text in files.items()})
 
 
 def run(module: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
