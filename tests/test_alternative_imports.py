@@ -342,6 +342,90 @@ REPORTED = {
         """
         for module in STAR_MODULES
     },
+    "walrus-in-an-assigned-value": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        _x = (KV := StaticCache)
+        """,
+    "walrus-in-an-if-test": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        if (KV := StaticCache):
+            pass
+        """,
+    "walrus-in-a-default": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        def _f(a=(KV := StaticCache)):
+            return a
+        """,
+    "walrus-in-a-class-base": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        class _C((KV := StaticCache)):
+            pass
+        """,
+    "walrus-in-a-decorator": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        def _same(f):
+            return f
+
+
+        @(_same if (KV := StaticCache) else _same)
+        def _g():
+            pass
+        """,
+    "walrus-in-an-assert": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        assert (KV := StaticCache)
+        """,
+    "match-capture": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        match StaticCache:
+            case KV:
+                pass
+        """,
+    "match-capture-as": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        match StaticCache:
+            case type() as KV:
+                pass
+        """,
+    "deleted-for-a-builtin": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        import builtins
+
+        builtins.KV = StaticCache
+        del KV
+        """,
+    "placeholder-spelling-rebound": """\
+        from transformers import StaticCache as Any
+        from .own import IntCache as KV
+
+        KV = Any
+        """,
+    "global-after-a-form-feed": """\
+        from transformers import StaticCache
+        from .own import IntCache as KV
+
+        def setup():
+            global        KV
+            KV = StaticCache
+        """,
     "star-import-from-outside-the-package": """\
         from .own import IntCache as KV
         from somewhere_else import *

@@ -34,15 +34,15 @@ def may_nest_classes(text: str) -> bool:
 
 
 def may_declare_globals(source: str | bytes) -> bool:
-    """The module's text may hold a `global` statement: the word, followed by a space, a tab or a
-    backslash, first on its line (after any line break) or after a `:` or `;` (each occurrence of the
+    """The module's text may hold a `global` statement: the word, followed by a space, a tab, a form
+    feed or a backslash, first on its line (after any line break) or after a `:` or `;` (each occurrence of the
     word is looked at: a regular expression tried at every offset costs ten times more)."""
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     start = data.find(b"global")
     while start >= 0:
         line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
         before = data[line_start:start].rstrip(b" \t\f")
-        if data[start + 6 : start + 7] in (b" ", b"\t", b"\\") and (not before or before[-1:] in (b":", b";")):
+        if data[start + 6 : start + 7] in (b" ", b"\t", b"\f", b"\\") and (not before or before[-1:] in (b":", b";")):
             return True
         start = data.find(b"global", start + 6)
     return False

@@ -71,6 +71,7 @@ class NameCount:
         for statement in body:
             if isinstance(statement, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.star_imported |= is_star_import(statement)
+                self.otherwise_bound.update(stored_names(statement))  # a walrus in a default or a base
                 for name in defined(statement):
                     self.defined[name] = self.defined.get(name, 0) + 1
                     self.defined_out_of_plain_reach |= not plainly_read
@@ -154,8 +155,10 @@ def bindings_after(body: list[ast.stmt], before: Held, scan: Scan) -> Held:
     held = dict(before)
     for statement in body:
         if isinstance(statement, ast.If):
+            held = with_header_bindings(statement, held, scan)
             held = joined([bindings_after(statement.body, held, scan), bindings_after(statement.orelse, held, scan)])
         elif isinstance(statement, ast.Match):
+            held = with_header_bindings(statement, held, scan)
             held = joined([held, *(bindings_after(case.body, held, scan) for case in statement.cases)])
         elif isinstance(statement, (ast.Try, ast.TryStar)):
             held = bindings_after_try(statement, held, scan)
@@ -166,6 +169,12 @@ def bindings_after(body: list[ast.stmt], before: Held, scan: Scan) -> Held:
                 may_keep = rewraps(statement, name) or is_star_import(statement)
                 held[name] = (*held.get(name, ()), *bindings) if may_keep else bindings
     return held
+
+
+def with_header_bindings(statement: ast.If | ast.Match, before: Held, scan: Scan) -> Held:
+    """What a walrus in an `if`'s test or a `match`'s subject binds, or a `match`'s capture patterns
+    may (each name may also keep what it held)."""
+    return joined([before, dict(statement_bindings(statement, scan, before))])
 
 
 def is_star_import(statement: ast.stmt) -> bool:
@@ -232,7 +241,7 @@ def statement_bindings(statement: ast.stmt, scan: Scan, held: Held) -> Iterator[
     """The tracked names one statement binds itself (not in its blocks), each to what it then holds
     (`held`: what each name holds before it)."""
     aliased = dict(class_aliases(statement, scan, held))
-    for name, bindings in own_bindings(statement, scan):
+    for name, bindings in own_bindings(statement, scan, held):
         if name in scan.tracked:
             yield name, aliased.get(name, bindings)
 
@@ -267,7 +276,7 @@ def aliased_bindings(value: str, scan: Scan, held: Held) -> tuple[Binding, ...]:
     return tuple((module_named(binding), last) if isinstance(binding, tuple) else None for binding in modules)
 
 
-def own_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[Binding, ...]]]:
+def own_bindings(statement: ast.stmt, scan: Scan, held: Held) -> Iterator[tuple[str, tuple[Binding, ...]]]:
     if is_star_import(statement):
         yield from ((name, (None,)) for name in scan.tracked)
     elif isinstance(statement, ast.ImportFrom):
@@ -280,41 +289,71 @@ def own_bindings(statement: ast.stmt, scan: Scan) -> Iterator[tuple[str, tuple[B
             parent, _, last = alias.name.rpartition(".")
             yield alias.asname or alias.name.partition(".")[0], ((parent, last) if alias.asname and parent else None,)
     elif isinstance(statement, ast.ClassDef):
+        yield from ((name, (None,)) for name in stored_names(statement))  # a walrus in a base or a decorator
         yield statement.name, (statement,)
     elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        yield from ((name, (None,)) for name in stored_names(statement))
         yield statement.name, (None,)
-    elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and is_placeholder(statement.value):
+    elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and is_placeholder(statement.value, scan, held):
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         yield from ((target.id, ()) for target in targets if isinstance(target, ast.Name))
     else:
         yield from ((name, (None,)) for name in stored_names(statement))
 
 
-def is_placeholder(value: ast.expr | None) -> bool:
+def is_placeholder(value: ast.expr | None, scan: Scan | None = None, held: Held | None = None) -> bool:
+    """`None`, a string, `object`, `Any` or `typing.Any`: no class (`object` and `Any` as the module
+    binds them, where `scan` and `held` say: `Any` imported from `typing` only, `object` not bound)."""
     if isinstance(value, ast.Constant):
         return value.value is None or isinstance(value.value, str)
-    return value is not None and ex.dotted_name(value) in PLACEHOLDERS
+    name = ex.dotted_name(value) if value is not None else ""
+    if name not in PLACEHOLDERS:
+        return False
+    if scan is None or held is None or name.partition(".")[0] not in scan.tracked:
+        return True
+    return name == "Any" and all(binding in TYPING_ANY for binding in held.get(name, ()))
+
+
+TYPING_ANY = frozenset({("typing", "Any"), ("typing_extensions", "Any")})
 
 
 def stored_names(statement: ast.stmt) -> Iterator[str]:
-    """The names a statement's own targets bind (`a, b = ...`, `x += 1`, `for k in ...`, `with ...
-    as m`, a walrus), not those its blocks bind; an annotation without a value binds nothing."""
-    headers: list[ast.AST]
-    if isinstance(statement, (ast.For, ast.AsyncFor)):
-        headers = [statement.target, statement.iter]
-    elif isinstance(statement, ast.While):
-        headers = [statement.test]
-    elif isinstance(statement, (ast.With, ast.AsyncWith)):
-        headers = list(statement.items)
-    elif isinstance(statement, ast.Assign):
-        headers = list(statement.targets)
-    elif isinstance(statement, ast.AugAssign) or (isinstance(statement, ast.AnnAssign) and statement.value):
-        headers = [statement.target]
-    elif isinstance(statement, ast.Expr):
-        headers = [statement.value]
-    else:
-        headers = []
-    for header in headers:
-        for node in ast.walk(header):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                yield node.id
+    """The names a statement binds or deletes itself, not in its blocks: its targets (`a, b = ...`, `x
+    += 1`, `for k in ...`, `with ... as m`, `del x`), a walrus anywhere in what it evaluates (a value, a
+    test, a default, a decorator, a base) and a `match`'s captures; not an annotation's target without
+    a value, nor a comprehension's own variables."""
+    parts = own_parts(statement)
+    own_variables = {
+        id(node)
+        for part in parts
+        for comprehension in ast.walk(part)
+        if isinstance(comprehension, ast.comprehension)
+        for node in ast.walk(comprehension.target)
+    }
+    for part in parts:
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                if id(node) not in own_variables:
+                    yield node.id
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                yield node.name
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                yield node.rest
+
+
+def own_parts(statement: ast.stmt) -> list[ast.AST]:
+    """What a statement evaluates or binds as it runs, without its blocks (and without the target of
+    an annotation that has no value)."""
+    parts: list[ast.AST] = []
+    for field, value in ast.iter_fields(statement):
+        if field in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if field == "cases":
+            parts += [part for case in value for part in (case.pattern, case.guard) if part is not None]
+        elif field == "target" and isinstance(statement, ast.AnnAssign) and statement.value is None:
+            continue
+        elif isinstance(value, list):
+            parts += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            parts.append(value)
+    return parts
