@@ -13,7 +13,12 @@ from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES, WRAPPER_CLASSES
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, statements_within
 from lint_rules.engine.facts.imports import bound_modules, imported_names
 from lint_rules.engine.facts.module_files import module_name_of, read_bytes
-from lint_rules.engine.facts.module_text import lines_mentioning, may_declare_globals, top_level_statements
+from lint_rules.engine.facts.module_text import (
+    lines_mentioning,
+    may_declare_globals,
+    top_level_statements,
+    walrus_lines,
+)
 from lint_rules.engine.facts.name_bindings import Binding, defined_functions, final_bindings, module_named
 
 
@@ -59,21 +64,25 @@ class ModuleNames:
         `classes` and `imports` name: bound in more than one way, or last by something else."""
         if self._alternatives is None:
             name, _ = self.module
-            final = final_bindings(self.tree, name, self.path.endswith("__init__.py"), self.may_declare_globals())
+            text = self.own_text()
+            is_package = self.path.endswith("__init__.py")
+            may_declare = True if text is None else may_declare_globals(text)
+            walrus = None if text is None else walrus_lines(text)
+            final = final_bindings(self.tree, name, is_package, may_declare, walrus)
             functions = defined_functions(self.tree) if final else frozenset()
             self._alternatives = {
                 local: list(held) for local, held in final.items() if not self.is_plain(local, held, functions)
             }
         return self._alternatives
 
-    def may_declare_globals(self) -> bool:
-        """From the text, the caller's or the file's; True where neither can be read."""
+    def own_text(self) -> str | bytes | None:
+        """The caller's text, else the file's; None where neither can be read (anything may be in it)."""
         if self.text is not None:
-            return may_declare_globals(self.text)
+            return self.text
         try:
-            return may_declare_globals(read_bytes(self.path)) if self.path else True
+            return read_bytes(self.path) if self.path else None
         except OSError:
-            return True
+            return None
 
     def is_plain(self, name: str, held: tuple[Binding, ...], functions: frozenset[str]) -> bool:
         """The one binding that holds is what `classes`, `imports` and the module's `def`s say."""

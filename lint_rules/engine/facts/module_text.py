@@ -33,6 +33,16 @@ def may_nest_classes(text: str) -> bool:
     return NESTED_CLASS.search(text) is not None or ("\r" in text and NESTED_CLASS_AFTER_CR.search(text) is not None)
 
 
+def walrus_lines(source: str | bytes) -> list[int]:
+    """The lines where a walrus (`:=`, one token) may stand, sorted: the only lines where an expression
+    binds a name."""
+    if isinstance(source, bytes):
+        if b":=" not in source:
+            return []
+        source = source.decode("utf-8", errors="replace")
+    return lines_mentioning(source, [":="]) if ":=" in source else []
+
+
 def may_declare_globals(source: str | bytes) -> bool:
     """The module's text may hold a `global` statement: the word, followed by a space, a tab, a form
     feed or a backslash, first on its line (after any line break) or after a `:` or `;` (each occurrence of the

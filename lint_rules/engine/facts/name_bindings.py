@@ -5,12 +5,13 @@ a loop, a `with` body cut short, a `global` statement or a star import."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES
-from lint_rules.engine.facts.definitions import statements_within
+from lint_rules.engine.facts.definitions import first_line_of, statements_within
 from lint_rules.engine.facts.imports import absolute_module
 
 Binding = tuple[str, str] | ast.ClassDef | None
@@ -25,7 +26,13 @@ PLACEHOLDERS = frozenset({"None", "object", "Any", "typing.Any"})
 """What a fallback binds where an import failed (`except ImportError: KV = object`): no class."""
 
 
-def final_bindings(tree: ast.Module, module_name: str, is_package: bool, may_declare_globals: bool = True) -> Held:
+def final_bindings(
+    tree: ast.Module,
+    module_name: str,
+    is_package: bool,
+    may_declare_globals: bool = True,
+    walrus_lines: Sequence[int] | None = None,
+) -> Held:
     """Each name the module's top level binds by an import, a class or a `def`, with every binding
     that may hold once the module has run: the arms of an `if` or a `match`, the handlers of a `try`
     (`try: from transformers import StaticCache as KV` / `except ImportError: from .own import
@@ -34,9 +41,11 @@ def final_bindings(tree: ast.Module, module_name: str, is_package: bool, may_dec
     no class; an alias of a class (`KV = StaticCache`, `KV = cu.StaticCache`) holds what that name
     holds there; both arms of `if TYPE_CHECKING:` count (annotations name one, the code runs the other);
     a name a function declares `global` may hold anything that function binds (None: not followed),
-    looked for unless the caller knows the module has no `global` statement (`may_declare_globals`);
+    looked for unless the caller knows the module has no `global` statement (`may_declare_globals`),
+    and so is a walrus in any expression of a statement, where one may stand (`walrus_lines`, the
+    lines holding `:=`; None: anywhere);
     after a star import (`from .other import *`) every name may hold what that module binds (None)."""
-    names = NameCount()
+    names = NameCount(walrus_lines)
     names.count(tree.body, plainly_read=True)
     tracked = frozenset([*names.defined, *names.aliases])
     rebound = tracked & declared_global(tree) if may_declare_globals else set()
@@ -59,7 +68,10 @@ class NameCount:
     `def`, and which names anything else binds (most modules bind each imported name once, where the
     plain lookup reads it: then `imports` and `classes` say what every name holds)."""
 
-    def __init__(self) -> None:
+    def __init__(self, walrus_lines: Sequence[int] | None) -> None:
+        self.walrus_lines = walrus_lines
+        """Where a walrus may stand (None: anywhere): a statement spanning one of these lines has
+        every expression looked at, the others only their targets."""
         self.defined: dict[str, int] = {}
         self.otherwise_bound: set[str] = set()
         self.defined_out_of_plain_reach = False
@@ -71,16 +83,23 @@ class NameCount:
         for statement in body:
             if isinstance(statement, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.star_imported |= is_star_import(statement)
-                self.otherwise_bound.update(stored_names(statement))  # a walrus in a default or a base
+                if self.may_hold_a_walrus(statement):  # in a default, a decorator or a base
+                    self.otherwise_bound.update(stored_names(statement))
                 for name in defined(statement):
                     self.defined[name] = self.defined.get(name, 0) + 1
                     self.defined_out_of_plain_reach |= not plainly_read
             else:
-                self.otherwise_bound.update(stored_names(statement))
+                self.otherwise_bound.update(stored_names(statement, self.may_hold_a_walrus(statement)))
                 self.aliases.update(class_alias_targets(statement))
                 inside = plainly_read and isinstance(statement, (ast.If, ast.Try, ast.TryStar))
                 for block in blocks_of(statement):
                     self.count(block, inside)
+
+    def may_hold_a_walrus(self, statement: ast.stmt) -> bool:
+        if not self.walrus_lines:
+            return self.walrus_lines is None
+        first = bisect.bisect_left(self.walrus_lines, first_line_of(statement))
+        return first < len(self.walrus_lines) and self.walrus_lines[first] <= (statement.end_lineno or statement.lineno)
 
     def each_bound_once_where_plainly_read(self) -> bool:
         return (
@@ -317,28 +336,46 @@ def is_placeholder(value: ast.expr | None, scan: Scan | None = None, held: Held 
 TYPING_ANY = frozenset({("typing", "Any"), ("typing_extensions", "Any")})
 
 
-def stored_names(statement: ast.stmt) -> Iterator[str]:
+def stored_names(statement: ast.stmt, in_expressions: bool = True) -> Iterator[str]:
     """The names a statement binds or deletes itself, not in its blocks: its targets (`a, b = ...`, `x
     += 1`, `for k in ...`, `with ... as m`, `del x`), a walrus anywhere in what it evaluates (a value, a
     test, a default, a decorator, a base) and a `match`'s captures; not an annotation's target without
-    a value, nor a comprehension's own variables."""
-    parts = own_parts(statement)
-    own_variables = {
-        id(node)
-        for part in parts
-        for comprehension in ast.walk(part)
-        if isinstance(comprehension, ast.comprehension)
-        for node in ast.walk(comprehension.target)
-    }
+    a value, nor a comprehension's own variables. `in_expressions`: the statement may hold a walrus (else
+    only the targets and the patterns are walked, not every value)."""
+    return names_in(own_parts(statement) if in_expressions else binding_targets(statement))
+
+
+def names_in(parts: list[ast.AST]) -> Iterator[str]:
+    """The names stored, deleted or captured in `parts`, not a comprehension's own variables."""
+    stored: list[ast.Name] = []
+    own_variables: set[int] = set()
     for part in parts:
         for node in ast.walk(part):
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                if id(node) not in own_variables:
-                    yield node.id
+                stored.append(node)
+            elif isinstance(node, ast.comprehension):
+                own_variables.update(id(target) for target in ast.walk(node.target))
             elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
                 yield node.name
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 yield node.rest
+    yield from (node.id for node in stored if id(node) not in own_variables)
+
+
+def binding_targets(statement: ast.stmt) -> list[ast.AST]:
+    """Where a statement binds or deletes names by its syntax, a walrus aside: its targets and a
+    `match`'s patterns."""
+    if isinstance(statement, (ast.Assign, ast.Delete)):
+        return list(statement.targets)
+    if isinstance(statement, (ast.AugAssign, ast.For, ast.AsyncFor)) or (
+        isinstance(statement, ast.AnnAssign) and statement.value is not None
+    ):
+        return [statement.target]
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in statement.items if item.optional_vars is not None]
+    if isinstance(statement, ast.Match):
+        return [case.pattern for case in statement.cases]
+    return []
 
 
 def own_parts(statement: ast.stmt) -> list[ast.AST]:

@@ -144,7 +144,7 @@ def names_imported_as(tree: ast.Module, module: str, is_package: bool) -> dict[s
     """Local name -> the names it is imported as: the last import's, and every other that may hold
     (`try: from .base import _Base as B` / `except ImportError: from .other import Other as B`)."""
     found = {local: {origin[1]} for local, origin in imported_names(tree, module, is_package).items()}
-    for local, held in final_bindings(tree, module, is_package, may_declare_globals=False).items():
+    for local, held in final_bindings(tree, module, is_package, may_declare_globals=False, walrus_lines=[]).items():
         found.setdefault(local, set()).update(name for _, name in imports_among(held))
     return found
 
