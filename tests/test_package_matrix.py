@@ -83,6 +83,14 @@ from .caches import TensorCache, ZooCache as KV
 def use_tensor_caches():
     global KV
     KV = TensorCache"""
+CLASS_REBOUND_BY_A_STAR_IMPORT = """\
+from .caches import ZooCache as KV
+from .exports import *"""
+CLASS_REBOUND_BY_A_WALRUS = """\
+from .caches import TensorCache, ZooCache as KV
+
+if (KV := TensorCache) is None:
+    pass"""
 NOT_FOLLOWED_INTO_CLASS_BODIES = "in a class body no function shows the receiver's class (README Limits)"
 
 
@@ -160,6 +168,16 @@ PACKAGE_FORMS = (
     PackageForm(
         SourceForm("receiver-of-a-class-a-global-statement-rebinds", "own.get_seq_length()", prelude="own = KV()"),
         CLASS_REBOUND_BY_GLOBAL,
+        modules={"caches": CACHES},
+    ),
+    PackageForm(
+        SourceForm("receiver-of-a-class-a-star-import-may-rebind", "own.get_seq_length()", prelude="own = KV()"),
+        CLASS_REBOUND_BY_A_STAR_IMPORT,
+        modules={"caches": CACHES, "exports": "from .caches import TensorCache as KV\n"},
+    ),
+    PackageForm(
+        SourceForm("receiver-of-a-class-a-walrus-rebinds", "own.get_seq_length()", prelude="own = KV()"),
+        CLASS_REBOUND_BY_A_WALRUS,
         modules={"caches": CACHES},
     ),
     PackageForm(
