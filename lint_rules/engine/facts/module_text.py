@@ -45,8 +45,9 @@ def walrus_lines(source: str | bytes) -> list[int]:
 
 def may_declare_globals(source: str | bytes) -> bool:
     """The module's text may hold a `global` statement: the word, followed by a space, a tab, a form
-    feed or a backslash, first on its line (after any line break) or after a `:` or `;` (each occurrence of the
-    word is looked at: a regular expression tried at every offset costs ten times more)."""
+    feed or a backslash, first on its line (after any line break) or after a `:` or `;` (each
+    occurrence of the word is looked at: a regular expression tried at every offset costs ten times
+    more)."""
     data = source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
     start = data.find(b"global")
     while start >= 0:
