@@ -211,15 +211,24 @@ USE_CONTEXTS = (
 )
 
 
+UNRELATED_CODE = "unrelated = ids.shape[0]\nfor _ in range(2):\n    unrelated = unrelated + 1"
+"""Statements that neither make nor read a length, put between the source's statements and the use
+in a padded case: the walk must not stop before a use it cannot see coming (`flow/quiet_rest.py`)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Case:
     source: SourceForm
     context: UseContext
     bound: bool
+    padded: bool = False
+    """`UNRELATED_CODE` after the binding (bound) or the prelude (inline), before the rest."""
 
     @property
     def id(self) -> str:
-        return f"{self.source.name}-{self.context.name}-{'bound' if self.bound else 'inline'}"
+        return f"{self.source.name}-{self.context.name}-{'bound' if self.bound else 'inline'}" + (
+            "-padded" if self.padded else ""
+        )
 
     @property
     def expected_codes(self) -> tuple[str, ...]:
@@ -241,17 +250,18 @@ class Case:
     def module(self) -> str:
         body = self.context.body
         prelude = [self.source.prelude] if self.source.prelude and not self.source.in_closure else []
+        padding = [UNRELATED_CODE] if self.padded else []
         if self.bound:
             # The binding sits at the top of the method, the use reads the bound name.
-            lines = [*prelude, f"length = {self.source.expression}"]
+            lines = [*prelude, f"length = {self.source.expression}", *padding]
             body = body.replace("{P}\n", "").replace("{L}", "length")
             body = "\n".join([*lines, body])
         elif "{P}" in body:
             indent = body[: body.index("{P}")].rsplit("\n", 1)[-1]
             body = body.replace("{P}\n" + indent, "".join(line + "\n" + indent for line in prelude))
-            body = body.replace("{L}", self.source.expression)
+            body = "\n".join([*padding, body.replace("{L}", self.source.expression)])
         else:
-            body = "\n".join([*prelude, body.replace("{L}", self.source.expression)])
+            body = "\n".join([*prelude, *padding, body.replace("{L}", self.source.expression)])
         if self.source.in_closure:
             body = "\n".join(
                 [self.source.prelude, "def closure():", textwrap.indent(body, " " * 4), "return closure()"]
@@ -263,9 +273,10 @@ class Case:
         )
 
 
-def cases() -> list[Case]:
+def cases(padded: bool = False) -> list[Case]:
+    """Every pair, inline and bound; `padded`: with `UNRELATED_CODE` before the use."""
     return [
-        Case(source, context, bound)
+        Case(source, context, bound, padded)
         for source in SOURCE_FORMS
         for context in USE_CONTEXTS
         for bound in (False, True)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from lint_rules.engine import analyze_source
 from tests.helpers_rewrite import cli_environment
 from tests.invariants import check_invariants
 from tests.source_use_matrix import Case, cases
@@ -40,6 +41,18 @@ def test_pair(case: Case) -> None:
     findings = check_invariants(case.module, case.id)
     reported = sorted({finding.code for finding in findings})
     assert reported == sorted(case.expected_codes), f"{case.id}\n{case.module}\n{findings}"
+
+
+PADDED = cases(padded=True)
+
+
+@pytest.mark.parametrize("case", PADDED, ids=[case.id for case in PADDED])
+def test_pair_after_unrelated_code(case: Case) -> None:
+    """Code that neither makes nor reads a length between the source and the use changes nothing:
+    the walk stops only where the rest of a function cannot matter (`flow/quiet_rest.py`)."""
+    ast.parse(case.module)
+    reported = sorted({finding.code for finding in analyze_source(case.module, "module.py")})
+    assert reported == sorted(case.expected_codes), f"{case.id}\n{case.module}"
 
 
 @pytest.mark.slow

@@ -31,6 +31,9 @@ EMPTY = Summary()
 class SummaryTable(Protocol):
     """A module's summaries, computed on demand."""
 
+    source_functions: frozenset[str]
+    """Names of the module's functions known to return a source's value."""
+
     def of(self, definition: Definition, seeded: bool = False) -> Summary: ...
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]: ...

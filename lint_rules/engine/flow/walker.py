@@ -27,6 +27,7 @@ from lint_rules.engine.flow.never_none import (
     stored_names,
     text_of,
 )
+from lint_rules.engine.flow.quiet_rest import QuietRest, quiet_rest
 from lint_rules.engine.flow.taint import (
     CLEAN,
     INT,
@@ -67,12 +68,15 @@ class FunctionWalker(ValueWalker):
         if self.seeded:
             for position, parameter in enumerate(self.scope.parameters):
                 state.taint[parameter] = frozenset({ParameterOrigin(parameter, position)})
-        self.walk_block(self.scope.body, state)
+        summaries = self.run.summaries
+        rest = quiet_rest(self.scope, self.run, summaries.source_functions) if summaries is not None else None
+        self.walk_block(self.scope.body, state, rest)
 
-    def walk_block(self, body: Sequence[ast.stmt], state: State | None) -> State | None:
+    def walk_block(self, body: Sequence[ast.stmt], state: State | None, rest: QuietRest | None = None) -> State | None:
+        """`rest`: for the function's own body, stop where the rest of it is quiet (`quiet_rest`)."""
         for index, statement in enumerate(body):
-            if state is None:
-                return None
+            if state is None or (rest is not None and rest.from_statement(statement, state)):
+                return state
             self.statement = self.uses.statement = statement
             state = self.walk_statement(statement, state, body[index + 1 : index + 2])
         return state

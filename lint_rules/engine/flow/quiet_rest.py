@@ -1,0 +1,106 @@
+"""Where the rest of a function's body can no longer change what its walk finds.
+
+A walk of a long `forward` spends most of its time after the last line that makes or reads a
+length: building masks, running the layers, packing the outputs. Before each statement of the
+function's own body the walk asks whether the rest of the body (from that statement's first line
+to the function's last) can still matter, and stops when it cannot. It cannot when its text
+names none of these, as whole words:
+
+- a source method, or a function found to return a source's value (the run's `source_lines`);
+- a function of the module whose lines mention one (a callee that may return a source's value:
+  `Summaries.returns_source` asks no other), the module's names imported from the package whose
+  calls are sources (`imported_sources`: the only calls into other modules followed without a
+  tainted argument), `self.x` where the class builds `self.x` from a class whose `forward` or
+  `__call__` is such a function (`CallGraph.submodule_call`), a module class where an `__init__`
+  was found to return one (`C(...)` runs it), and `getattr` (its string need not spell the
+  method: `getattr(cache, "get_seq_" "length")()`);
+- a state key that holds a tainted value (for `self.past`, its last part: every expression whose
+  key that is spells it), or a name bound to a source method (`n = cache.get_seq_length`).
+
+Every finding, and every returned taint a summary records, needs a tainted value: made by one of
+the first two, or read through one of the third. A rest that names none of them makes none and
+reads none, so walking it adds nothing. The search is of the text, comments and strings included
+(more names only keep the walk going); a function whose text is not ASCII is walked to its end,
+since Python reads a non-ASCII identifier in its NFKC form, which the text need not spell.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Iterable
+
+from lint_rules.engine.facts.definitions import Definition, caller_class, first_line_of
+from lint_rules.engine.facts.module_text import lines_mentioning
+from lint_rules.engine.flow.module_run import MayReturn, ModuleRun
+from lint_rules.engine.flow.never_none import text_of
+from lint_rules.engine.flow.scope import Scope
+from lint_rules.engine.flow.taint import SOURCE_GETTER, State
+
+UNKNOWN_WORD = 1 << 30
+"""A key without a word to look for keeps the whole rest walked."""
+
+
+class QuietRest:
+    """Answers, for one walk of one function, whether the rest of its body from a statement on is quiet."""
+
+    def __init__(self, text: str, first_line: int, last_blocking_line: int) -> None:
+        self.text = text
+        self.first_line = first_line
+        self.last_blocking_line = last_blocking_line
+        """The last line that names a source, a callee that may return one, or an imported source."""
+        self._last_mentions: dict[str, int] = {}
+
+    def from_statement(self, statement: ast.stmt, state: State) -> bool:
+        """Nothing from `statement` to the function's end can make or read a tainted value."""
+        start = first_line_of(statement)
+        if start <= self.last_blocking_line:
+            return False
+        live = [key_word(key) for key in state.taint]
+        live += [key for key, kind in state.kinds.items() if kind == SOURCE_GETTER]
+        return all(self.last_mention(word) < start for word in live)
+
+    def last_mention(self, word: str) -> int:
+        if word not in self._last_mentions:
+            lines = lines_mentioning(self.text, [word], whole_words=True) if word else [UNKNOWN_WORD]
+            self._last_mentions[word] = self.first_line - 1 + lines[-1] if lines else 0
+        return self._last_mentions[word]
+
+
+def quiet_rest(scope: Scope, run: ModuleRun, source_functions: frozenset[str]) -> QuietRest | None:
+    """The question for a function's walk; None for the module, a class body or a lambda, and for a
+    function whose text is not ASCII (walked to the end)."""
+    function, definition = scope.body_owner, scope.definition
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition is None:
+        return None
+    text = text_of(function, run.facts.source)
+    if not text.isascii():
+        return None
+    first, last = function.lineno, function.end_lineno or function.lineno
+    may = run.may_return_a_source(source_functions)
+    blocking_names = [*may.names, *run.imported_sources, *submodules_that_may_return_a_source(run, definition, may)]
+    blocking_names.append("getattr")  # `getattr(c, "get_seq_" "length")()` need not spell the method
+    mentions = lines_mentioning(text, blocking_names, whole_words=True) if blocking_names else []
+    before_end = bisect.bisect_right(run.source_lines, last)
+    last_source_line = run.source_lines[before_end - 1] if before_end else 0
+    return QuietRest(text, first, max(last_source_line, first - 1 + (mentions or [0])[-1]))
+
+
+def submodules_that_may_return_a_source(run: ModuleRun, definition: Definition, may: MayReturn) -> Iterable[str]:
+    """`x` of `self.x(...)` where the class builds `self.x` from a module class whose `forward` or
+    `__call__` may return a source's value (the call runs it without naming it)."""
+    cls = caller_class(definition)
+    if cls is None:
+        return []
+    calls = run.facts.calls
+    return [
+        attribute
+        for attribute in calls.attribute_classes(cls)
+        if any(may.includes(callee) for callee in calls.submodule_call(cls, attribute))
+    ]
+
+
+def key_word(key: str) -> str:
+    """The word every expression whose state key is `key` spells: the last part of `self.past`, the
+    object of `kwargs['cache']`."""
+    return key.partition("[")[0].rpartition(".")[2]
