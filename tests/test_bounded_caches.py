@@ -90,34 +90,3 @@ def test_sibling_modules_stay_within_the_bound_with_the_same_findings(
         assert found == [(8, "trim_any")], model.name  # the int-length class of the sibling is known
         assert len(parsed) <= BOUND and len(other_modules) <= BOUND
     assert len(other_modules) == BOUND, "the sibling modules' facts were not cached at all"
-
-
-def test_a_checker_run_reads_each_package_file_once_within_the_bound(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """In a run that keeps its stamps, the searches of a package's files by their text read each file
-    once while the kept bytes fit (`MAX_KEPT_CONTENTS`); the bytes over the bound are read each time."""
-    files = []
-    for index in range(4):
-        files.append(tmp_path / f"m{index}.py")
-        files[-1].write_bytes(b"x = 1\n" * 10)  # 60 bytes each
-    reads: list[Path] = []
-    original = module_files.read_bytes
-    monkeypatch.setattr(module_files, "read_bytes", lambda path, size=-1: reads.append(path) or original(path, size))
-    monkeypatch.setattr(module_files, "MAX_KEPT_CONTENTS", 150)
-    with module_files.STAMPS.kept_for_the_run():
-        for _ in range(3):
-            assert [module_files.package_file_bytes(file) for file in files] == [b"x = 1\n" * 10] * 4
-        assert module_files.STAMPS.contents_size == 120
-    assert reads == files + files[2:] + files[2:]  # two kept, two over the bound
-    assert not module_files.STAMPS.contents  # let go at the end of the run
-
-
-def test_outside_a_checker_run_an_edited_package_file_is_read_again(tmp_path: Path) -> None:
-    """The fixer rewrites files during its run, an editor's process lints again after an edit."""
-    file = tmp_path / "m.py"
-    file.write_text("x = 1\n")
-    assert module_files.package_file_bytes(file) == b"x = 1\n"
-    file.write_text("x = 2\n")
-    assert module_files.package_file_bytes(file) == b"x = 2\n"
-    assert not module_files.STAMPS.contents

@@ -20,7 +20,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_bindings import EVERY_ATTRIBUTE, attribute_bindings
 from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.facts.classes import ClassFacts
-from lint_rules.engine.facts.module_files import module_name_of, package_file_bytes, parsed_module
+from lint_rules.engine.facts.module_files import module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
@@ -38,7 +38,7 @@ def only_int_length_classes_have(facts: ClassFacts, attribute: str) -> bool:
     owners: list[tuple[str, ast.ClassDef]] = []
     for file in files:
         try:
-            if attribute.encode() not in package_file_bytes(file):
+            if attribute.encode() not in read_bytes(file):
                 continue
         except OSError:
             continue

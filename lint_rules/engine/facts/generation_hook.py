@@ -27,7 +27,7 @@ from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.module_files import package_file_bytes, parsed_module
+from lint_rules.engine.facts.module_files import parsed_module, read_bytes
 from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.facts.releases import Releases
 
@@ -76,7 +76,7 @@ def only_generate_calls_the_hook(top: Path) -> bool:
         return False
     for file in files:
         try:
-            data = package_file_bytes(file)
+            data = read_bytes(file)
         except OSError:
             return False
         names_hook = data.count(HOOK.encode()) > data.count(b"def " + HOOK.encode())

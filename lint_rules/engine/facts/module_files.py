@@ -97,7 +97,7 @@ def file_bytes(file: Path, stamp: int) -> bytes:
     (the first line starts the file), kept for the few files asked about in turn (`stamp`: see
     `module_files.file_stamp`)."""
     try:
-        return lf_bytes(package_file_bytes(file)).removeprefix(codecs.BOM_UTF8)
+        return lf_bytes(read_bytes(file)).removeprefix(codecs.BOM_UTF8)
     except OSError:
         return b""
 
@@ -138,7 +138,7 @@ def parsed_module(file: Path) -> ast.Module | None:
     key = (file, file_stamp(file))
     if key not in _PARSED:
         try:
-            _PARSED[key] = ast.parse(package_file_bytes(file), filename=str(file))
+            _PARSED[key] = ast.parse(read_bytes(file), filename=str(file))
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             _PARSED[key] = None
     return _PARSED[key]
@@ -155,9 +155,6 @@ class Stamps:
         self.read: dict[Path, int] = {}
         self.listings: dict[tuple[Callable[[Path], tuple[Path, ...]], Path], tuple[Path, ...]] = {}
         """The files each listing function found for a folder (`listing`), kept as long as the stamps."""
-        self.contents: dict[Path, bytes] = {}
-        """The bytes of the package files searched in a run that keeps its stamps (`contents_of`)."""
-        self.contents_size = 0
         self.kept = False
 
     def of(self, file: Path) -> int:
@@ -179,32 +176,12 @@ class Stamps:
             found = self.listings[key] = list_files(folder)
         return found
 
-    def contents_of(self, file: Path) -> bytes:
-        """The file's bytes, for the searches of a package's files by their text. A run that keeps its
-        stamps reads each file once while the files kept fit in `MAX_KEPT_CONTENTS`: a whole-tree
-        check of transformers searched its 2,912 files four times over (the callers of a method,
-        of a function, of the generation hook; the owners of an attribute; the subclasses of a base)."""
-        if not self.kept:
-            return read_bytes(file)
-        data = self.contents.get(file)
-        if data is None:
-            data = read_bytes(file)
-            if self.contents_size + len(data) <= MAX_KEPT_CONTENTS:
-                self.contents[file] = data
-                self.contents_size += len(data)
-        return data
-
     def forget(self) -> None:
         """Before a module's analysis: a file may have changed since the last one (the fixer rewrites
         files during a run; an editor's process lints again after an edit), unless they are kept."""
         if not self.kept:
-            self.clear()
-
-    def clear(self) -> None:
-        self.read.clear()
-        self.listings.clear()
-        self.contents.clear()
-        self.contents_size = 0
+            self.read.clear()
+            self.listings.clear()
 
     @contextlib.contextmanager
     def kept_for_the_run(self) -> Iterator[None]:
@@ -215,13 +192,10 @@ class Stamps:
             yield
         finally:
             self.kept = before
-            self.clear()
+            self.read.clear()
+            self.listings.clear()
 
-
-MAX_KEPT_CONTENTS = 64 << 20
-"""The bytes of package files a run keeps (transformers 5.24.0's 2,912 files hold 52 MiB)."""
 
 STAMPS = Stamps()
 file_stamp = STAMPS.of
 forget_stamps = STAMPS.forget
-package_file_bytes = STAMPS.contents_of

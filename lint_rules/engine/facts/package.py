@@ -23,7 +23,7 @@ from typing import Protocol
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, calls_at
 from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, imported_names, re_export_source
-from lint_rules.engine.facts.module_files import STAMPS, module_name_of, package_file_bytes, parsed_module
+from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.module_text import lines_mentioning, torch_aliases
 
 MAX_PACKAGE_FILES = 5000
@@ -116,7 +116,7 @@ def is_package_folder(entry: os.DirEntry[str]) -> bool:
 def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:
     """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
     try:
-        raw = package_file_bytes(file)
+        raw = read_bytes(file)
     except OSError:
         return ""
     if function_name.encode() not in raw:

@@ -39,13 +39,7 @@ from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.caches import CACHE_METHODS_CALLED_FROM_FORWARD, GENERATION_HOOKS_5X
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, caller_class, calls_at
 from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, imported_names, re_export_source
-from lint_rules.engine.facts.module_files import (
-    file_bytes,
-    file_stamp,
-    module_name_of,
-    package_file_bytes,
-    parsed_module,
-)
+from lint_rules.engine.facts.module_files import file_bytes, file_stamp, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.module_names import nested_imports
 from lint_rules.engine.facts.module_text import def_of, lines_mentioning, torch_aliases
 from lint_rules.engine.facts.package import Graph, package_files
@@ -104,7 +98,7 @@ def files_calling(top: Path, methods: list[str]) -> dict[str, tuple[Path, ...]]:
         found: dict[str, list[Path]] = {method: [] for method in missing}
         for file in package_files(top):
             try:
-                data = package_file_bytes(file)
+                data = read_bytes(file)
             except OSError:
                 continue
             for method, (attribute, call) in calls.items():

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.imports import imported_names
-from lint_rules.engine.facts.module_files import STAMPS, module_name_of, package_file_bytes, parsed_module
+from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.name_bindings import final_bindings, imports_among
 from lint_rules.engine.facts.package import MAX_PACKAGE_FILES, package_files
 
@@ -68,7 +68,7 @@ def package_subclasses(module: str, root: Path | None, base: str) -> list[Subcla
         searched, pending = pending, set()
         for file in files:
             try:
-                data = package_file_bytes(file)
+                data = read_bytes(file)
             except OSError:
                 continue
             if not any(name.encode() in data for name in searched):

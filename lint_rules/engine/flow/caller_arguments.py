@@ -33,7 +33,7 @@ from lint_rules.engine.facts.attribute_receivers import receiver_length_kind
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_files import package_file_bytes, parsed_module
+from lint_rules.engine.facts.module_files import parsed_module, read_bytes
 from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches, own_nodes
 from lint_rules.engine.flow.never_none import text_of
@@ -311,7 +311,7 @@ def reached_elsewhere(top: Path, this_file: Path, name: str) -> bool:
         if file == this_file:
             continue
         try:
-            data = package_file_bytes(file)
+            data = read_bytes(file)
         except OSError:
             return True
         if name.encode() in data and word.search(data) and may_reach(parsed_module(file), name):
