@@ -116,7 +116,7 @@ class ModuleRun:
                 definition = definition.parent
         names = source_functions | frozenset(found.values())
         if "__init__" in source_functions:  # `C(...)` runs it
-            names |= self.facts.definitions.classes.keys()
+            names |= frozenset(self.facts.definitions.classes)
         self._may_return = MayReturn(self.source_lines, source_functions, frozenset(found), names)
         return self._may_return
 

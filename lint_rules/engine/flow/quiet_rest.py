@@ -20,7 +20,7 @@ names none of these, as whole words:
 Every finding, and every returned taint a summary records, needs a tainted value: made by one of
 the first two, or read through one of the third. A rest that names none of them makes none and
 reads none, so walking it adds nothing. The search is of the text, comments and strings included
-(more names only keep the walk going); a function whose text is not ASCII is walked to its end,
+(more names only keep the walk going); a function whose rest is not ASCII is walked to its end,
 since Python reads a non-ASCII identifier in its NFKC form, which the text need not spell.
 """
 
@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterable
+import functools
+from collections.abc import Sequence
 
 from lint_rules.engine.facts.definitions import Definition, caller_class, first_line_of
 from lint_rules.engine.facts.module_text import lines_mentioning
 from lint_rules.engine.flow.module_run import MayReturn, ModuleRun
-from lint_rules.engine.flow.never_none import text_of
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.taint import SOURCE_GETTER, State
 
@@ -42,51 +42,73 @@ UNKNOWN_WORD = 1 << 30
 
 
 class QuietRest:
-    """Answers, for one walk of one function, whether the rest of its body from a statement on is quiet."""
+    """Answers, for one walk of one function, whether the rest of its body from a statement on is
+    quiet. Only the lines after the function's last source line are searched, and only once the walk
+    is past it (most of a function's statements come before it)."""
 
-    def __init__(self, text: str, first_line: int, last_blocking_line: int) -> None:
-        self.text = text
-        self.first_line = first_line
-        self.last_blocking_line = last_blocking_line
-        """The last line that names a source, a callee that may return one, or an imported source."""
+    def __init__(self, run: ModuleRun, definition: Definition, source_functions: frozenset[str]) -> None:
+        function = definition.node
+        self.run = run
+        self.definition = definition
+        self.source_functions = source_functions
+        last = function.end_lineno or function.lineno
+        before_end = bisect.bisect_right(run.source_lines, last)
+        self.last_source_line = max(run.source_lines[before_end - 1] if before_end else 0, function.lineno)
+        self.rest_lines = run.facts.source.lines[self.last_source_line : last]
+        """The lines after the last source line, the first of them line `last_source_line + 1`."""
+        self._last_blocking_line: int | None = None
         self._last_mentions: dict[str, int] = {}
 
     def from_statement(self, statement: ast.stmt, state: State) -> bool:
         """Nothing from `statement` to the function's end can make or read a tainted value."""
         start = first_line_of(statement)
-        if start <= self.last_blocking_line:
+        if start <= self.last_source_line or start <= self.last_blocking_line():
             return False
         live = [key_word(key) for key in state.taint]
         live += [key for key, kind in state.kinds.items() if kind == SOURCE_GETTER]
-        return all(self.last_mention(word) < start for word in live)
+        return all(self.last_mention([word]) < start for word in live)
 
-    def last_mention(self, word: str) -> int:
-        if word not in self._last_mentions:
-            lines = lines_mentioning(self.text, [word], whole_words=True) if word else [UNKNOWN_WORD]
-            self._last_mentions[word] = self.first_line - 1 + lines[-1] if lines else 0
-        return self._last_mentions[word]
+    def last_blocking_line(self) -> int:
+        """The last line that names a callee that may return a source, an imported source or
+        `getattr` (the function's whole rest when its text is not ASCII)."""
+        if self._last_blocking_line is None:
+            if not all(line.isascii() for line in self.rest_lines):
+                self._last_blocking_line = UNKNOWN_WORD
+            else:
+                may = self.run.may_return_a_source(self.source_functions)
+                words = blocking_words(may.names, self.run.imported_sources)
+                submodules = submodules_that_may_return_a_source(self.run, self.definition, may)
+                self._last_blocking_line = max(self.last_mention(words), self.last_mention(submodules))
+        return self._last_blocking_line
+
+    def last_mention(self, words: Sequence[str]) -> int:
+        """The last line of the rest where one of `words` occurs as a whole word (0: none does)."""
+        if not words:
+            return 0
+        key = words[0] if len(words) == 1 else "\n".join(words)
+        if key not in self._last_mentions:
+            text = "\n".join(self.rest_lines)
+            lines = lines_mentioning(text, words, whole_words=True) if all(words) else [UNKNOWN_WORD]
+            self._last_mentions[key] = self.last_source_line + lines[-1] if lines else 0
+        return self._last_mentions[key]
 
 
 def quiet_rest(scope: Scope, run: ModuleRun, source_functions: frozenset[str]) -> QuietRest | None:
-    """The question for a function's walk; None for the module, a class body or a lambda, and for a
-    function whose text is not ASCII (walked to the end)."""
+    """The question for a function's walk; None for the module, a class body or a lambda."""
     function, definition = scope.body_owner, scope.definition
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition is None:
         return None
-    text = text_of(function, run.facts.source)
-    if not text.isascii():
-        return None
-    first, last = function.lineno, function.end_lineno or function.lineno
-    may = run.may_return_a_source(source_functions)
-    blocking_names = [*may.names, *run.imported_sources, *submodules_that_may_return_a_source(run, definition, may)]
-    blocking_names.append("getattr")  # `getattr(c, "get_seq_" "length")()` need not spell the method
-    mentions = lines_mentioning(text, blocking_names, whole_words=True) if blocking_names else []
-    before_end = bisect.bisect_right(run.source_lines, last)
-    last_source_line = run.source_lines[before_end - 1] if before_end else 0
-    return QuietRest(text, first, max(last_source_line, first - 1 + (mentions or [0])[-1]))
+    return QuietRest(run, definition, source_functions)
 
 
-def submodules_that_may_return_a_source(run: ModuleRun, definition: Definition, may: MayReturn) -> Iterable[str]:
+@functools.lru_cache(maxsize=64)
+def blocking_words(may_return: frozenset[str], imported_sources: frozenset[str]) -> tuple[str, ...]:
+    """The callees that may return a source, the imported sources, and `getattr` (its string need
+    not spell the method: `getattr(cache, "get_seq_" "length")()`), one tuple per run."""
+    return tuple(sorted(may_return | imported_sources | {"getattr"}))
+
+
+def submodules_that_may_return_a_source(run: ModuleRun, definition: Definition, may: MayReturn) -> list[str]:
     """`x` of `self.x(...)` where the class builds `self.x` from a module class whose `forward` or
     `__call__` may return a source's value (the call runs it without naming it)."""
     cls = caller_class(definition)
