@@ -64,8 +64,8 @@ class QuietRest:
         start = first_line_of(statement)
         if start <= self.last_source_line or start <= self.last_blocking_line():
             return False
-        live = [key_word(key) for key in state.taint]
-        live += [key for key, kind in state.kinds.items() if kind == SOURCE_GETTER]
+        getters = [key for key, kind in state.kinds.items() if kind == SOURCE_GETTER]
+        live = [key_word(key) for key in [*state.taint, *getters]]
         return all(self.last_mention([word]) < start for word in live)
 
     def last_blocking_line(self) -> int:
