@@ -222,7 +222,8 @@ class Case:
     context: UseContext
     bound: bool
     padded: bool = False
-    """`UNRELATED_CODE` after the binding (bound) or the prelude (inline), before the rest."""
+    """`UNRELATED_CODE` before the use: after the binding (bound), after the prelude (inline), or at
+    the top of the body where the context places the prelude itself (`{P}`)."""
 
     @property
     def id(self) -> str:

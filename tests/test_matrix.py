@@ -8,7 +8,9 @@ and after a binding. For each module:
   change on a second run; every finding the mode leaves says why.
 
 The whole matrix also goes through the three installed commands once, as files of one folder: no
-traceback, and the fixer's exit status is 0 or 1.
+traceback, and the fixer's exit status is 0 or 1. Once more, with code that neither makes nor reads a
+length before the use (`padded`), the engine reports the same rules: the walk's stop
+(`flow/quiet_rest.py`) must not cut off a use it cannot see coming.
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ class QuietRest:
         self.last_source_line = max(run.source_lines[before_end - 1] if before_end else 0, function.lineno)
         self.rest_lines = run.facts.source.lines[self.last_source_line : last]
         """The lines after the last source line, the first of them line `last_source_line + 1`."""
+        self._rest_text: str | None = None
         self._last_blocking_line: int | None = None
         self._last_mentions: dict[str, int] = {}
 
@@ -87,8 +88,9 @@ class QuietRest:
             return 0
         key = words[0] if len(words) == 1 else "\n".join(words)
         if key not in self._last_mentions:
-            text = "\n".join(self.rest_lines)
-            lines = lines_mentioning(text, words, whole_words=True) if all(words) else [UNKNOWN_WORD]
+            if self._rest_text is None:
+                self._rest_text = "\n".join(self.rest_lines)
+            lines = lines_mentioning(self._rest_text, words, whole_words=True) if all(words) else [UNKNOWN_WORD]
             self._last_mentions[key] = self.last_source_line + lines[-1] if lines else 0
         return self._last_mentions[key]
 
