@@ -9,7 +9,6 @@ import ast
 import bisect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition, first_line_of
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -24,21 +23,6 @@ from lint_rules.findings import FixPlan
 
 ModuleLoader = Callable[[Path], "ModuleRun | None"]
 """The run of another module of the package, with its summaries (None: not readable, or too far)."""
-
-
-class MayReturn(NamedTuple):
-    """The callees whose calls may be sources, for one set of lines to walk and functions found."""
-
-    source_lines: list[int]
-    source_functions: frozenset[str]
-    """The functions found to return a source's value."""
-    nodes: frozenset[int]
-    """The ids of the definitions whose lines mention a source (those around them included)."""
-    names: frozenset[str]
-    """Their names, and `source_functions`."""
-
-    def includes(self, callee: Definition) -> bool:
-        return id(callee.node) in self.nodes or callee.name in self.source_functions
 
 
 class ModuleRun:
@@ -61,7 +45,7 @@ class ModuleRun:
         node (see `imported_methods.receiver_classes`)."""
         self.caller_arguments = CallerArguments(facts)
         """What the callers of the module's private and nested functions pass (see `caller_arguments`)."""
-        self._may_return: MayReturn | None = None
+        self._callee_names: tuple[list[int], frozenset[str], frozenset[str]] | None = None
         self._scopes: dict[int, Scope] = {}
         self._scopes_to_walk: list[Scope] = []
         self._scopes_found_for: list[int] | None = None
@@ -101,24 +85,29 @@ class ModuleRun:
             asked = position
         return False
 
-    def may_return_a_source(self, source_functions: frozenset[str]) -> MayReturn:
-        """The module's functions (and the classes around them) whose lines mention a source, with
-        the functions found to return one: the callees whose calls may be sources
-        (`Summaries.returns_source`), kept for the last lines to walk and functions found."""
-        kept = self._may_return
-        if kept is not None and kept.source_lines is self.source_lines and kept.source_functions == source_functions:
-            return kept
-        found: dict[int, str] = {}
+    def may_return_a_source(self, callee: Definition, source_functions: frozenset[str]) -> bool:
+        """Whether a call of `callee` may be a source (`Summaries.returns_source` walks no other): it
+        is one of `source_functions`, the functions found to return a source's value, or its lines
+        mention a source."""
+        return callee.name in source_functions or self.mentions(callee.node)
+
+    def callee_names_that_may_return_a_source(self, source_functions: frozenset[str]) -> frozenset[str]:
+        """The names of the callees of `may_return_a_source`, with those of the classes around them
+        (and every module class, once an `__init__` returns a source: `C(...)` runs it); kept for
+        the last lines to walk and functions found."""
+        kept = self._callee_names
+        if kept is not None and kept[0] is self.source_lines and kept[1] == source_functions:
+            return kept[2]
+        names = set(source_functions)
         for line in self.source_lines:
             definition = self.facts.definitions.innermost_function_at(line)
             while definition is not None:
-                found[id(definition.node)] = definition.name
+                names.add(definition.name)
                 definition = definition.parent
-        names = source_functions | frozenset(found.values())
-        if "__init__" in source_functions:  # `C(...)` runs it
-            names |= frozenset(self.facts.definitions.classes)
-        self._may_return = MayReturn(self.source_lines, source_functions, frozenset(found), names)
-        return self._may_return
+        if "__init__" in source_functions:
+            names.update(self.facts.definitions.classes)
+        self._callee_names = (self.source_lines, source_functions, frozenset(names))
+        return self._callee_names[2]
 
     def add_mentions(self, names: Iterable[str]) -> None:
         """Also walk the scopes that mention these names (functions found to return a source)."""

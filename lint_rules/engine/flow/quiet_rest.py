@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine.facts.definitions import Definition, caller_class, first_line_of
 from lint_rules.engine.facts.module_text import lines_mentioning
-from lint_rules.engine.flow.module_run import MayReturn, ModuleRun
+from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.taint import SOURCE_GETTER, State
 
@@ -76,9 +76,9 @@ class QuietRest:
             if not all(line.isascii() for line in self.rest_lines):
                 self._last_blocking_line = UNKNOWN_WORD
             else:
-                may = self.run.may_return_a_source(self.source_functions)
-                words = blocking_words(may.names, self.run.imported_sources)
-                submodules = submodules_that_may_return_a_source(self.run, self.definition, may)
+                callees = self.run.callee_names_that_may_return_a_source(self.source_functions)
+                words = blocking_words(callees, self.run.imported_sources)
+                submodules = submodules_that_may_return_a_source(self.run, self.definition, self.source_functions)
                 self._last_blocking_line = max(self.last_mention(words), self.last_mention(submodules))
         return self._last_blocking_line
 
@@ -110,7 +110,9 @@ def blocking_words(may_return: frozenset[str], imported_sources: frozenset[str])
     return tuple(sorted(may_return | imported_sources | {"getattr"}))
 
 
-def submodules_that_may_return_a_source(run: ModuleRun, definition: Definition, may: MayReturn) -> list[str]:
+def submodules_that_may_return_a_source(
+    run: ModuleRun, definition: Definition, source_functions: frozenset[str]
+) -> list[str]:
     """`x` of `self.x(...)` where the class builds `self.x` from a module class whose `forward` or
     `__call__` may return a source's value (the call runs it without naming it)."""
     cls = caller_class(definition)
@@ -120,7 +122,7 @@ def submodules_that_may_return_a_source(run: ModuleRun, definition: Definition, 
     return [
         attribute
         for attribute in calls.attribute_classes(cls)
-        if any(may.includes(callee) for callee in calls.submodule_call(cls, attribute))
+        if any(run.may_return_a_source(callee, source_functions) for callee in calls.submodule_call(cls, attribute))
     ]
 
 

@@ -90,8 +90,7 @@ class Summaries:
     def returns_source(self, callee: Definition) -> bool:
         """Calls of `callee` are sources: its result comes from one (checked for functions that
         mention a source or are known to return one)."""
-        may = callee.name in self.source_functions or self.run.mentions(callee.node)
-        return may and self.of(callee).returns_source
+        return self.run.may_return_a_source(callee, self.source_functions) and self.of(callee).returns_source
 
     def bind_arguments(self, call: ast.Call, callee: Definition) -> list[tuple[ast.expr, str]]:
         """(argument, parameter name) for the arguments that `call` passes to `callee`'s parameters."""
