@@ -41,6 +41,13 @@ def members(update: str) -> str:
     return f"    def update(self, keys, mask, name):\n{textwrap.indent(textwrap.dedent(update), ' ' * 8)}"
 
 
+def getter(returned: str, decorator: str = "property") -> str:
+    """A property `n` of the class (indented as a class body), then a blank line."""
+    return f"    @{decorator}\n    def n(self):\n        return {returned}\n\n"
+
+
+SETTER = "    @n.setter\n    def n(self, value):\n        pass\n"
+
 BINDING_FORMS = (
     BindingForm("assign", members("self.n = keys.shape[-2]"), members("self.n = mask.sum()")),
     BindingForm("annotated", members("self.n: int = keys.shape[-2]"), members("self.n: int = torch.zeros(1)")),
@@ -148,12 +155,27 @@ BINDING_FORMS = (
         int_followed=False,
         not_followed="`delattr` is not followed",
     ),
+    BindingForm("property", getter("1"), getter("self.counts.sum()"), starts_at_zero=False),
     BindingForm(
-        "property",
-        "    @property\n    def n(self):\n        return 1\n",
-        "    @property\n    def n(self):\n        return self.counts.sum()\n",
+        "property-over-a-counter",
+        getter("self._n") + members("self._n = keys.shape[-2]"),
+        getter("self._n") + members("self._n = mask.sum()"),
+        starts_at_zero=False,
+    ),
+    BindingForm(
+        "property-with-setter",
+        getter("1") + SETTER,
+        getter("self.counts.sum()") + SETTER,
         int_followed=False,
-        not_followed="a property's return is not followed",
+        not_followed="a property with a setter is not followed",
+        starts_at_zero=False,
+    ),
+    BindingForm(
+        "cached-property",
+        getter("1", "functools.cached_property"),
+        getter("self.counts.sum()", "functools.cached_property"),
+        int_followed=False,
+        not_followed="only `@property` alone is followed",
         starts_at_zero=False,
     ),
     BindingForm(
@@ -209,10 +231,10 @@ BINDING_FORMS = (
     ),
     BindingForm(
         "subclass-property",
-        "    @property\n    def n(self):\n        return 1\n",
-        "    @property\n    def n(self):\n        return self.counts.sum()\n",
+        getter("1"),
+        getter("self.counts.sum()"),
         int_followed=False,
-        not_followed="a property's return is not followed",
+        not_followed="a subclass's property over an attribute its base binds is not followed",
         subclass=True,
     ),
 )
@@ -256,6 +278,7 @@ CLASS_SHAPES = (
 
 BASE = """\
 import contextlib
+import functools
 
 import torch
 

@@ -43,6 +43,8 @@ class AttributeBindings:
         self.class_level: dict[str, list[ast.expr]] = {}
         """What the class body binds a name to (`n = 0`, a default an instance falls back on);
         UNKNOWN_VALUE for a `def` (a property), a class, an import or any other binding form."""
+        self.getters: dict[str, ast.FunctionDef] = {}
+        """The class body's `@property def n(self)` (`property` its only decorator), by name."""
         self.opaque = False
         """The class may bind any attribute to anything: `setattr(self, name, v)` with a name that is
         not a literal, `self.__dict__`, `vars(self)`, its own `__setattr__` or `__getattr__`."""
@@ -86,6 +88,9 @@ def record_class_level(found: AttributeBindings, cls: ast.ClassDef, lines: list[
     `lines`: the class's lines where a walrus may be (None: anywhere)."""
     followed: set[int] = set()
     for statement in simple_statements(cls.body):
+        if is_getter(statement):
+            assert isinstance(statement, ast.FunctionDef)
+            found.getters[statement.name] = statement
         if isinstance(statement, ast.AnnAssign) and statement.value is None:
             followed.add(id(statement.target))  # `n: int` declares, binds nothing
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
@@ -98,6 +103,14 @@ def record_class_level(found: AttributeBindings, cls: ast.ClassDef, lines: list[
             if isinstance(node, BINDING_NODES) and id(node) not in followed:
                 for bound in bound_names(node):
                     found.class_level.setdefault(bound, []).append(UNKNOWN_VALUE)
+
+
+def is_getter(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.FunctionDef)
+        and len(statement.decorator_list) == 1
+        and ex.dotted_name(statement.decorator_list[0]) == "property"
+    )
 
 
 def class_level_binders(statement: ast.stmt, lines: list[int] | None) -> list[ast.AST]:

@@ -14,7 +14,7 @@ from lint_rules.engine.facts.caches import is_transformers_module
 from lint_rules.engine.facts.definitions import class_lineage
 from lint_rules.engine.facts.module_names import ModuleNames
 from lint_rules.engine.facts.module_text import may_nest_classes
-from lint_rules.engine.facts.returned_values import is_int_counter
+from lint_rules.engine.facts.returned_values import is_int_counter, returns_only_ints
 from lint_rules.engine.facts.transformers_subclasses import all_classes
 
 
@@ -93,6 +93,43 @@ class ClassBodies(ModuleNames):
                 if not opaque and attribute not in called and is_int_counter(values)
             )
         return self._read.int_attributes[id(cls)]
+
+    def int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The names an object built by `cls` itself answers with an int property: a getter alone
+        (`@property`, no setter or other binding of the name in the class body) every `return` of
+        which gives an int (`returns_only_ints`: through the class family's int attributes too), of
+        `cls` or of a base on its chain of single bases, every class of which is in this module (a
+        base elsewhere, a metaclass or a `__getattribute__` may answer first)."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        chain: list[ast.ClassDef] = []
+        member: ast.ClassDef | None = cls
+        while member is not None and member not in chain:
+            chain.append(member)
+            own = self.bindings(member)
+            if member.keywords or "__getattribute__" in own.class_level:
+                return frozenset()
+            getters = {name: getter for name, getter in own.getters.items() if name not in seen}
+            found |= {name for name, getter in getters.items() if self.is_int_getter(member, getter)}
+            seen |= own.class_level.keys()
+            bases = [ex.dotted_name(base) for base in member.bases]
+            if bases in ([], ["object"]):
+                return frozenset(found)
+            member = self.classes.get(bases[0]) if len(bases) == 1 else None
+        return frozenset()
+
+    def family_int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The int properties of `cls` that an object of each of its subclasses in the module answers
+        with an int property too (one of them may be where `cls` is expected)."""
+        found = self.int_properties(cls)
+        for subclass in self.subclasses(cls):
+            found &= self.int_properties(subclass)
+        return found
+
+    def is_int_getter(self, cls: ast.ClassDef, getter: ast.FunctionDef) -> bool:
+        return len(self.bindings(cls).class_level[getter.name]) == 1 and returns_only_ints(
+            getter, self.int_attributes(cls)
+        )
 
     def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The module's classes that have `cls` among their bases, however far up."""

@@ -28,6 +28,7 @@ from lint_rules.engine.facts.caches import (
 from lint_rules.engine.facts.class_bodies import ClassBodies
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
+from lint_rules.engine.facts.held_objects import reads_an_int_property
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
@@ -220,7 +221,11 @@ class ClassFacts(ClassBodies):
         an object that keeps the base's counters ints)."""
 
         def delegated(value: ast.expr) -> bool:
-            return (over_an_int_base and asks_the_base(value)) or self.delegates_to_int_length(cls, value)
+            return (
+                (over_an_int_base and asks_the_base(value))
+                or self.delegates_to_int_length(cls, value)
+                or reads_an_int_property(self, cls, own, value)
+            )
 
         def asks_the_base(value: ast.expr) -> bool:
             if not (isinstance(value, ast.Call) and ex.getter_name(value) in self.source_methods):
@@ -228,7 +233,7 @@ class ClassFacts(ClassBodies):
             receiver = ex.getter_receiver(value)
             return receiver is not None and ex.is_super_call(receiver)
 
-        return returns_only_ints(own, self.int_attributes(cls), delegated)
+        return returns_only_ints(own, self.int_attributes(cls) | self.family_int_properties(cls), delegated)
 
     def every_subclass_int(self, cls: ast.ClassDef) -> bool:
         """A private base whose source method is abstract: every subclass in the package is int (`subclasses`)."""
