@@ -35,6 +35,8 @@ class BindingForm:
     """`__init__` binds `self.n = 0` first."""
     subclass: bool = False
     """The members go into a subclass `Sub(Cache)` of the module that uses the length."""
+    outside: tuple[str, str] = ("", "")
+    """Code after `Cache` in its module that binds `n` on an object of it: to an int, to a tensor."""
 
 
 def members(update: str) -> str:
@@ -47,6 +49,15 @@ def getter(returned: str, decorator: str = "property") -> str:
 
 
 SETTER = "    @n.setter\n    def n(self, value):\n        pass\n"
+COUNTER = members("self.n = keys.shape[-2]")
+
+
+def outside(name: str, store: str, int_followed: bool = True, not_followed: str = "") -> BindingForm:
+    """A class that counts `n` in ints, and a store `{V}` of `n` on another object in its module
+    (`{V}` is `0` or `torch.zeros(1)`)."""
+    code = (store.replace("{V}", "0"), store.replace("{V}", "torch.zeros(1)"))
+    return BindingForm(name, COUNTER, COUNTER, int_followed, not_followed, outside=code)
+
 
 BINDING_FORMS = (
     BindingForm("assign", members("self.n = keys.shape[-2]"), members("self.n = mask.sum()")),
@@ -223,6 +234,46 @@ BINDING_FORMS = (
         int_followed=False,
         not_followed="a binding through an alias of `self` is not followed",
     ),
+    outside("outside-function", "def reset(cache):\n    cache.n = {V}"),
+    outside("outside-other-class", "class Runner:\n    def reset(self, cache):\n        cache.n = {V}"),
+    outside("outside-augmented", "def grow(cache):\n    cache.n += {V}"),
+    outside("outside-setattr", 'def reset(cache):\n    setattr(cache, "n", {V})'),
+    outside("outside-setattr-any-name", "def reset(cache, name):\n    setattr(cache, name, {V})"),
+    BindingForm(
+        "outside-copy",
+        members("copied = Cache()\ncopied.n = self.n"),
+        members("copied = Cache()\ncopied.n = self.counts"),
+    ),
+    BindingForm(
+        "outside-int-parameter",
+        COUNTER,
+        COUNTER,
+        outside=("def reset(cache, k: int):\n    cache.n = k", "def reset(cache, k: torch.Tensor):\n    cache.n = k"),
+    ),
+    BindingForm(
+        "outside-copy-from-another-class",
+        COUNTER,
+        COUNTER,
+        outside=(
+            "class Other:\n    def __init__(self):\n        self.n = 1\n\n    def give(self, cache):\n        cache.n = self.n",
+            "class Other:\n    def __init__(self):\n        self.n = torch.zeros(1)\n\n"
+            "    def give(self, cache):\n        cache.n = self.n",
+        ),
+        int_followed=False,
+        not_followed="a copy of another class's attribute is not followed",
+    ),
+    outside(
+        "outside-tuple-target",
+        "def reset(cache):\n    cache.n, rest = {V}, 1",
+        int_followed=False,
+        not_followed="an element of a tuple target outside the class is not followed",
+    ),
+    outside(
+        "outside-instance-dict",
+        'def reset(cache):\n    cache.__dict__["n"] = {V}',
+        int_followed=False,
+        not_followed="a store into another object's `__dict__` may bind any attribute",
+    ),
     BindingForm(
         "subclass-rebinds",
         members("self.n = keys.shape[-2]"),
@@ -323,6 +374,8 @@ class Case:
         start = "        self.n = 0\n" if self.form.starts_at_zero else ""
         own = "" if self.form.subclass else form_members
         text = BASE.format(MEMBERS=own, START=start, GETTER=self.shape.getter)
+        stored_outside = self.form.outside[self.tensor]
+        text += f"\n\n{stored_outside}\n" if stored_outside else ""
         return text if self.shape.sibling else text + self.module_rest(form_members)
 
     def module_rest(self, form_members: str) -> str:

@@ -14,6 +14,14 @@ from lint_rules.engine.facts.caches import is_transformers_module
 from lint_rules.engine.facts.definitions import class_lineage
 from lint_rules.engine.facts.module_names import ModuleNames
 from lint_rules.engine.facts.module_text import may_nest_classes
+from lint_rules.engine.facts.outside_stores import (
+    ANY_ATTRIBUTE,
+    OutsideCounts,
+    Store,
+    is_own_receiver,
+    may_store_from_outside,
+    stores_elsewhere,
+)
 from lint_rules.engine.facts.returned_values import is_int_counter, returns_only_ints
 from lint_rules.engine.facts.transformers_subclasses import all_classes
 
@@ -87,12 +95,65 @@ class ClassBodies(ModuleNames):
                     bound.setdefault(attribute, []).extend(values)
             called = {attribute for binding in bindings for attribute in binding.called}
             opaque = any(binding.opaque for binding in bindings)
-            self._read.int_attributes[id(cls)] = frozenset(
+            ints = frozenset(
                 attribute
                 for attribute, values in bound.items()
                 if not opaque and attribute not in called and is_int_counter(values)
             )
+            self._read.int_attributes[id(cls)] = ints - self.stored_elsewhere(cls, ints)
         return self._read.int_attributes[id(cls)]
+
+    def stored_elsewhere(self, cls: ast.ClassDef, names: frozenset[str]) -> frozenset[str]:
+        """Of `names`, those a store on an object other than a method's own receiver may bind to
+        something other than a count (`outside_stores`): `layer.n = t` in a function."""
+        text = self.own_text() if names else ""
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="replace")
+        suspects = names if text is None else frozenset(name for name in names if may_store_from_outside(text, name))
+        if not suspects:
+            return suspects
+        family = {id(member) for member in [*self.lineage(cls), *self.subclasses(cls)]}
+        broken: set[str] = set()
+        for store in self._stores_elsewhere:
+            named = store.attribute in suspects or store.attribute == ANY_ATTRIBUTE
+            if named and not self.binds_a_count(store, family):
+                broken |= suspects if store.attribute == ANY_ATTRIBUTE else {store.attribute}
+        return frozenset(broken)
+
+    def binds_a_count(self, store: Store, family: set[int]) -> bool:
+        """A count as the class's own methods read one (`CountReader`), where the counter itself may be
+        read on the own receiver of a method of the family (`copied.n = self.n`), or on any object when
+        no other class of the module binds that name."""
+
+        def counter_read(read: ast.Attribute) -> bool:
+            owner = self._method_classes.get(id(store.method)) if store.method is not None else None
+            if owner is not None and is_own_receiver(read.value, store.method):
+                return id(owner) in family
+            return not any(
+                read.attr in self.bindings(other).values or read.attr in self.bindings(other).class_level
+                for other in self.every_class()
+                if id(other) not in family
+            )
+
+        if store.value is None:
+            return False
+        if store.function is None:
+            return ex.is_structurally_int(store.value)
+        return OutsideCounts(counter_read).is_count(store.value, store.attribute, store.function, store.increment)
+
+    @functools.cached_property
+    def _stores_elsewhere(self) -> list[Store]:
+        return stores_elsewhere(self.tree)
+
+    @functools.cached_property
+    def _method_classes(self) -> dict[int, ast.ClassDef]:
+        """The class of each method (a `def` directly in a class body), by the method's `id`."""
+        return {
+            id(statement): cls
+            for cls in self.every_class()
+            for statement in cls.body
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
 
     def int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
         """The names an object built by `cls` itself answers with an int property: a getter alone

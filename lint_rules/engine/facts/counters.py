@@ -53,7 +53,7 @@ class CountReader:
         def count(node: ast.expr) -> bool:
             return self.reads_count(node, attribute, method, increment, depth)
 
-        if ex.is_structurally_int(value) or ex.dotted_name(value) == f"self.{attribute}":
+        if ex.is_structurally_int(value) or self.reads_the_counter(value, attribute):
             return True
         if isinstance(value, ast.IfExp):
             return count(value.body) and count(value.orelse)
@@ -73,6 +73,9 @@ class CountReader:
         owner, _, method_name = name.rpartition(".")
         called = self.methods.get(method_name) if owner == "self" else None
         return called is not None and depth < MAX_DEPTH and self.returns_counts(called, attribute, depth + 1)
+
+    def reads_the_counter(self, value: ast.expr, attribute: str) -> bool:
+        return ex.dotted_name(value) == f"self.{attribute}"
 
     def returns_counts(self, method: Function, attribute: str, depth: int) -> bool:
         returns = [node.value for node in ast.walk(method) if isinstance(node, ast.Return)]

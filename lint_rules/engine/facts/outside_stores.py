@@ -1,0 +1,198 @@
+"""Attributes a module binds on objects other than a method's own `self`: `layer.n = t` in a
+function, `other.n = t` in another class's method, `setattr(cache, "n", t)`. A class's int
+attribute (`ClassBodies.int_attributes`) is read from its own methods; a store like these may put a
+tensor into an object of the class, so such an attribute is an int only while each of these stores
+binds a count (`ClassBodies.stored_elsewhere` decides, with `OutsideCounts`).
+
+Read from the text first: the module's tree is walked only where an attribute name occurs after
+something other than `self` (`cache.n`, `(self).n`), or where `setattr`, `__dict__` or `vars` may
+bind any attribute. Stores from other modules of the package are not seen (docs/limits.md)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.counters import INT_KEEPING_OPERATORS, CountReader
+
+ANY_ATTRIBUTE = "*"
+"""A store whose attribute name is not a literal (any attribute may be bound)."""
+ANY_NAME_STORES = ("setattr", "__dict__", "vars")
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class Store(NamedTuple):
+    attribute: str
+    value: ast.expr | None
+    """What is bound (None: a form that hides it: a tuple or loop target)."""
+    function: FunctionNode | None
+    """The `def` the store is in."""
+    method: FunctionNode | None
+    """That `def` when it is a method (directly in a class body)."""
+    increment: bool
+    """`+=`/`-=`: the value is added to the attribute."""
+
+
+class OutsideCounts(CountReader):
+    """Counts as a class's own methods read them (`counters.CountReader`), where a read of the
+    counter itself may be on any object that `counter_read` accepts (`copied.n = self.n`)."""
+
+    def __init__(self, counter_read: Callable[[ast.Attribute], bool]) -> None:
+        super().__init__({})
+        self.counter_read = counter_read
+
+    def reads_the_counter(self, value: ast.expr, attribute: str) -> bool:
+        return isinstance(value, ast.Attribute) and value.attr == attribute and self.counter_read(value)
+
+
+def may_store_from_outside(text: str, name: str) -> bool:
+    """Cheaply: `.name` occurs after something other than `self`, or the text may bind any attribute."""
+    if any(word in text for word in ANY_NAME_STORES):
+        return True
+    for match in re.finditer(rf"\.\s*{re.escape(name)}\b", text):
+        if not re.search(r"(?<![\w.])self\s*$", text[max(0, match.start() - 64) : match.start()]):
+            return True
+    return False
+
+
+def stores_elsewhere(tree: ast.Module) -> list[Store]:
+    """Every store to an attribute of an object other than the own receiver of the method the store
+    is in (ANY_ATTRIBUTE for a name not written out)."""
+    return [
+        store
+        for node, function, method in nodes_with_context(tree.body, None, None)
+        for store in outside_stores(node, function, method)
+    ]
+
+
+Context = tuple[ast.AST, FunctionNode | None, FunctionNode | None]
+
+
+def nodes_with_context(
+    body: list[ast.stmt], function: FunctionNode | None, method: FunctionNode | None
+) -> Iterator[Context]:
+    """Every node of the statements, with the `def` it is in and that `def` when it is a method."""
+    for statement in body:
+        yield from nodes_under(statement, function, method)
+
+
+def nodes_under(node: ast.AST, function: FunctionNode | None, method: FunctionNode | None) -> Iterator[Context]:
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from definition_nodes(current, function, method)
+            continue
+        yield current, function, method
+        pending.extend(ast.iter_child_nodes(current))
+
+
+def definition_nodes(
+    definition: ast.ClassDef | FunctionNode, function: FunctionNode | None, method: FunctionNode | None
+) -> Iterator[Context]:
+    """What a definition evaluates where it stands, then its body: a class body's `def`s are methods,
+    the body of any other `def` (a nested one too) is no method's own."""
+    for part in evaluated_where_defined(definition):
+        yield from nodes_under(part, function, method)
+    for inner in definition.body:
+        if isinstance(definition, ast.ClassDef) and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for part in evaluated_where_defined(inner):
+                yield from nodes_under(part, None, None)
+            yield from nodes_with_context(inner.body, inner, inner)
+        elif isinstance(definition, ast.ClassDef):
+            yield from nodes_under(inner, None, None)
+        else:
+            yield from nodes_under(inner, definition, None)
+
+
+def evaluated_where_defined(definition: ast.ClassDef | FunctionNode) -> list[ast.AST]:
+    """A definition's decorators, bases, keywords, defaults and annotations."""
+    if isinstance(definition, ast.ClassDef):
+        return [*definition.decorator_list, *definition.bases, *definition.keywords]
+    return [*definition.decorator_list, definition.args, *([definition.returns] if definition.returns else [])]
+
+
+def outside_stores(node: ast.AST, function: FunctionNode | None, method: FunctionNode | None) -> Iterator[Store]:
+    def store(attribute: str, value: ast.expr | None, increment: bool = False) -> Store:
+        return Store(attribute, value, function, method, increment)
+
+    if isinstance(node, ast.Assign):
+        for target in node.targets:
+            yield from (store(*pair) for pair in targets_stored(target, node.value, method))
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        yield from (store(*pair) for pair in targets_stored(node.target, node.value, method))
+    elif isinstance(node, ast.AugAssign):
+        for attribute, _ in targets_stored(node.target, node.value, method):
+            kept = isinstance(node.op, INT_KEEPING_OPERATORS)
+            yield store(attribute, node.value if kept else None, isinstance(node.op, (ast.Add, ast.Sub)))
+    elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        yield from (store(*pair) for pair in targets_stored(node.target, None, method))
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        yield from (store(*pair) for pair in targets_stored(node.optional_vars, None, method))
+    elif isinstance(node, ast.Call):
+        yield from (store(*pair) for pair in call_stores(node, method))
+    if is_dictionary_store(node, method):
+        yield store(ANY_ATTRIBUTE, None)
+
+
+def targets_stored(
+    target: ast.expr, value: ast.expr | None, method: FunctionNode | None
+) -> Iterator[tuple[str, ast.expr | None]]:
+    """(attribute, value) for each attribute of a non-own receiver `target` binds (`value`: what a
+    plain target gets; an element of a tuple or starred target gets None)."""
+    if isinstance(target, ast.Attribute):
+        if not is_own_receiver(target.value, method):
+            yield target.attr, value
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from targets_stored(element, None, method)
+    elif isinstance(target, ast.Starred):
+        yield from targets_stored(target.value, None, method)
+
+
+def call_stores(call: ast.Call, method: FunctionNode | None) -> Iterator[tuple[str, ast.expr | None]]:
+    """`setattr(obj, "n", v)` and `obj.__setattr__("n", v)`, `obj` not the method's own receiver."""
+    name = ex.called_name(call)
+    if name == "setattr" and len(call.args) >= 2:
+        receiver, attribute, value = call.args[0], call.args[1], call.args[2] if len(call.args) > 2 else None
+    elif name.endswith(".__setattr__") and isinstance(call.func, ast.Attribute) and call.args:
+        receiver, attribute, value = call.func.value, call.args[0], call.args[1] if len(call.args) > 1 else None
+    else:
+        return
+    if is_own_receiver(receiver, method):
+        return
+    if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
+        yield attribute.value, value
+    else:
+        yield ANY_ATTRIBUTE, value
+
+
+def is_dictionary_store(node: ast.AST, method: FunctionNode | None) -> bool:
+    """`obj.__dict__[k] = v`, `vars(obj)[k] = v`, `obj.__dict__.update(...)`, `vars(obj).update(...)`
+    (on the method's own receiver, the class's own bindings see it)."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return any(
+            isinstance(target, ast.Subscript) and is_other_dictionary(target.value, method) for target in targets
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr in ("update", "setdefault") and is_other_dictionary(node.func.value, method)
+    return False
+
+
+def is_other_dictionary(node: ast.expr, method: FunctionNode | None) -> bool:
+    """The `__dict__` (or `vars()`) of an object other than the method's own receiver."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return not is_own_receiver(node.value, method)
+    if isinstance(node, ast.Call) and ex.called_name(node) == "vars":
+        return not (node.args and is_own_receiver(node.args[0], method))
+    return False
+
+
+def is_own_receiver(node: ast.expr, method: FunctionNode | None) -> bool:
+    """`node` is the first parameter of `method`, the `def` directly in a class body the store is in."""
+    arguments = [*method.args.posonlyargs, *method.args.args] if method is not None else []
+    return bool(arguments) and isinstance(node, ast.Name) and node.id == arguments[0].arg

@@ -1,0 +1,137 @@
+"""Stores to a class's length attribute made outside the class's own methods
+(`lint_rules/engine/facts/outside_stores.py`); the forms crossed with every class shape are in the
+class-fact matrix (`outside-*`). Here: what must stay silent, with the reason, and the store in a
+function nested in the class's own method, whose receiver is not the method's own."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from lint_rules.engine import analyze_source
+
+CACHE = """\
+    import torch
+
+
+    class Cache:
+        def __init__(self):
+            self.n = 0
+
+        def update(self, keys, q_len: int):
+            self.n += q_len
+            return keys
+
+        def get_seq_length(self, layer_idx=0):
+            return self.n
+    {MORE}
+
+    def trim(ids, cache: Cache):
+        return ids[:, cache.get_seq_length():]
+"""
+
+
+def codes(more: str) -> list[str]:
+    text = textwrap.dedent(CACHE).replace("{MORE}", textwrap.dedent(more))
+    return [finding.code for finding in analyze_source(text, "m.py")]
+
+
+SILENT = {
+    "a method's own receiver is the class's own binding (a count)": "",
+    "another class's own attribute of the same name is another object's": """
+        class Other:
+            def reset(self):
+                self.n = torch.zeros(1)
+    """,
+    "an int stored from outside keeps an int": """
+        def reset(cache):
+            cache.n = 0
+    """,
+    "a copy of the counter from another object, when only the class binds the name": """
+        def give(cache, other):
+            cache.n = other.n
+    """,
+    "a parenthesized own receiver is the class's own binding": """
+        class Sub(Cache):
+            def grow(self, k: int):
+                (self).n += k
+    """,
+}
+
+
+@pytest.mark.parametrize("more", SILENT.values(), ids=SILENT.keys())
+def test_must_stay_silent(more: str) -> None:
+    assert codes(more) == []
+
+
+def test_a_count_from_a_method_of_the_class_on_the_own_receiver_stays_silent() -> None:
+    """The class's own reader follows `self._length()`; a method's own receiver is no outside store
+    (`peek` reads `cache.n`, so the module's stores are looked at)."""
+    text = """\
+        class Counter:
+            def __init__(self):
+                self.n = 0
+
+            def update(self, keys):
+                self.n = self._length(keys)
+
+            def _length(self, keys):
+                return keys.shape[-2]
+
+            def get_seq_length(self):
+                return self.n
+
+
+        def peek(cache):
+            return cache.n
+
+
+        def trim(ids, cache: Counter):
+            return ids[:, cache.get_seq_length():]
+    """
+    assert [finding.code for finding in analyze_source(textwrap.dedent(text), "m.py")] == []
+
+
+REPORTED = {
+    "a function nested in another class's method": """
+        class Runner:
+            def run(self, cache):
+                def clear(other):
+                    other.n = torch.zeros(1)
+                clear(cache)
+    """,
+    "a lambda's setattr": """
+        clear = lambda cache: setattr(cache, "n", torch.zeros(1))
+    """,
+    "a default argument evaluated at definition": """
+        def reset(cache=setattr(Cache(), "n", torch.zeros(1))):
+            pass
+    """,
+    "a copy from an object of another class that binds the name to a tensor": """
+        class Other:
+            def __init__(self):
+                self.n = torch.zeros(1)
+
+
+        def give(cache, other):
+            cache.n = other.n
+    """,
+    "a true division": """
+        def halve(cache):
+            cache.n /= 2
+    """,
+    "a store at module level": """
+        SHARED = Cache()
+        SHARED.n = torch.zeros(1)
+    """,
+    "vars() of another object": """
+        def reset(cache):
+            vars(cache).update(n=torch.zeros(1))
+    """,
+}
+
+
+@pytest.mark.parametrize("more", REPORTED.values(), ids=REPORTED.keys())
+def test_must_report(more: str) -> None:
+    assert codes(more) == ["SLG002"]
