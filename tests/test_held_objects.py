@@ -95,6 +95,22 @@ TWINS = {
         "    def append(",
         "    def __getattribute__(self, name):\n            return torch.zeros(1)\n\n        def append(",
     ),
+    "a __getattr__ answering a getter's AttributeError": (
+        LAYER,
+        "    def append(",
+        "    def __getattr__(self, name):\n            return torch.zeros(1)\n\n        def append(",
+    ),
+    "a __new__ building another object": (
+        LAYER,
+        "    def append(",
+        "    def __new__(cls):\n            return Other()\n\n        def append(",
+    ),
+    "an __init_subclass__ of a base": (
+        LAYER,
+        "class Layer:",
+        "class Hooked:\n        def __init_subclass__(cls):\n"
+        "            cls.hot_len = property(lambda layer: torch.zeros(1))\n\n\n    class Layer(Hooked):",
+    ),
     "a base from elsewhere": (LAYER, "class Layer:", "class Layer(torch.nn.Module):"),
     "a metaclass": (LAYER, "class Layer:", "class Layer(metaclass=abc.ABCMeta):"),
     "another class held": (CACHE, "self._layers[layer_idx].append(keys)", "self._layers.append(Other())"),
@@ -106,6 +122,21 @@ TWINS = {
     ),
     "a container bound to anything": (CACHE, "self._layers: list[Layer] = []", "self._layers = list(n)"),
     "a setattr of any name": (CACHE, "self._layers[layer_idx].append(keys)", "setattr(self, str(layer_idx), keys)"),
+    "a constructor name bound in the method": (
+        CACHE,
+        "            while len(self._layers) <= layer_idx:",
+        "            Layer = TensorLayer\n            while len(self._layers) <= layer_idx:",
+    ),
+    "a property replaced from outside the class": (
+        CACHE,
+        "    class LayeredCache:",
+        "    Layer.hot_len = property(lambda layer: torch.zeros(1))\n\n\n    class LayeredCache:",
+    ),
+    "property rebound in the module": (
+        LAYER,
+        "class Layer:",
+        "def property(getter):\n        return functools.cached_property(lambda layer: torch.zeros(1))\n\n\n    class Layer:",
+    ),
     "a parameter rebound": (
         CACHE,
         "def get_seq_length(self, layer_idx=0):",
@@ -151,32 +182,73 @@ def test_must_report_twin_a_subclass_of_the_cache_holding_others() -> None:
     assert codes(twin_module(LAYER, CACHE, "pass")) == []
 
 
-def test_must_report_twin_a_subclass_overriding_the_property() -> None:
-    """A cache's own `self.n`, an int property, but a subclass in the module answers `n` with a tensor."""
+PROPERTY_CACHE = """\
+    import torch
+
+
+    class Cache:
+        @property
+        def n(self):
+            return 1
+
+        def get_seq_length(self, layer_idx=0):
+            return self.n
+
+
+    class Sub(Cache):
+        {SUB}
+
+
+    def trim(input_ids, cache: Cache):
+        return input_ids[:, cache.get_seq_length():]
+"""
+SUBCLASSES = {
+    "overriding the property": "@property\n    def n(self):\n        return torch.zeros(1)",
+    "whose slots shadow the property": '__slots__ = ("n",)\n\n    def __init__(self):\n        self.n = torch.zeros(1)',
+}
+
+
+@pytest.mark.parametrize("sub", SUBCLASSES.values(), ids=SUBCLASSES.keys())
+def test_must_report_twin_a_subclass(sub: str) -> None:
+    """A cache's own `self.n`, an int property, where a subclass in the module answers `n` with a tensor."""
+    assert codes(textwrap.dedent(PROPERTY_CACHE).replace("{SUB}", sub)) == ["SLG002"]
+    assert codes(textwrap.dedent(PROPERTY_CACHE).replace("{SUB}", "pass")) == []
+
+
+def test_must_report_twin_a_base_name_bound_twice() -> None:
+    """`Sub` derives from the first `Base`, whose property is a tensor; the name then holds the second."""
     text = """\
         import torch
 
 
-        class Cache:
-            @property
-            def n(self):
-                return 1
-
-            def get_seq_length(self, layer_idx=0):
-                return self.n
-
-
-        class Sub(Cache):
+        class Base:
             @property
             def n(self):
                 return torch.zeros(1)
 
 
-        def trim(input_ids, cache: Cache):
+        class Sub(Base):
+            pass
+
+
+        class Base:
+            @property
+            def n(self):
+                return 1
+
+
+        class Holder:
+            def __init__(self):
+                self._layers = [Sub()]
+
+            def get_seq_length(self, layer_idx=0):
+                return self._layers[layer_idx].n
+
+
+        def trim(input_ids, cache: Holder):
             return input_ids[:, cache.get_seq_length():]
     """
     assert codes(textwrap.dedent(text)) == ["SLG002"]
-    assert codes(textwrap.dedent(text).replace("torch.zeros(1)", "2")) == []
 
 
 def twin_module(layer: str, cache: str, sub: str = "pass") -> str:

@@ -48,9 +48,9 @@ SILENT = {
         def reset(cache):
             cache.n = 0
     """,
-    "a copy of the counter from another object, when only the class binds the name": """
-        def give(cache, other):
-            cache.n = other.n
+    "reading another object's attributes through vars() binds none (flash-linear-attention)": """
+        def sizes(cache, state):
+            return [len(value) for value in vars(state).values()] + [cache.n]
     """,
     "a parenthesized own receiver is the class's own binding": """
         class Sub(Cache):
@@ -117,9 +117,48 @@ REPORTED = {
         def give(cache, other):
             cache.n = other.n
     """,
+    "a copy from any other object (a dataclass field or a namedtuple may hold the name)": """
+        def give(cache, other):
+            cache.n = other.n
+    """,
     "a true division": """
         def halve(cache):
             cache.n /= 2
+    """,
+    "a static method of another class": """
+        class Resetter:
+            @staticmethod
+            def reset(self):
+                self.n = torch.zeros(1)
+    """,
+    "a function whose parameter is named self": """
+        def reset(self):
+            self.n = torch.zeros(1)
+    """,
+    "an alias of setattr": """
+        def reset(cache):
+            store = setattr
+            store(cache, "n", torch.zeros(1))
+    """,
+    "an alias of another object's __dict__": """
+        def reset(cache):
+            fields = cache.__dict__
+            fields["n"] = torch.zeros(1)
+    """,
+    "a line continuation after the dot": """
+        def reset(cache):
+            cache.\\
+                n = torch.zeros(1)
+    """,
+    "self rebound in another class's method": """
+        class Runner:
+            def run(self, cache):
+                self = cache
+                self.n = torch.zeros(1)
+    """,
+    "a name spelled in characters Python reads as the same (NFKC)": """
+        def reset(cache):
+            cache.\uff4e = torch.zeros(1)
     """,
     "a store at module level": """
         SHARED = Cache()

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import unicodedata
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_stores import AttributeStores, module_stores
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
@@ -16,13 +18,15 @@ from lint_rules.engine.facts.module_names import ModuleNames
 from lint_rules.engine.facts.module_text import may_nest_classes
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
+    DEFS_WITH_SELF,
     OutsideCounts,
     Store,
     is_own_receiver,
+    is_static_or_class_method,
     may_store_from_outside,
     stores_elsewhere,
 )
-from lint_rules.engine.facts.returned_values import is_int_counter, returns_only_ints
+from lint_rules.engine.facts.returned_values import is_int_counter
 from lint_rules.engine.facts.transformers_subclasses import all_classes
 
 
@@ -106,10 +110,7 @@ class ClassBodies(ModuleNames):
     def stored_elsewhere(self, cls: ast.ClassDef, names: frozenset[str]) -> frozenset[str]:
         """Of `names`, those a store on an object other than a method's own receiver may bind to
         something other than a count (`outside_stores`): `layer.n = t` in a function."""
-        text = self.own_text() if names else ""
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", errors="replace")
-        suspects = names if text is None else frozenset(name for name in names if may_store_from_outside(text, name))
+        suspects = self.suspects(self.own_str() if names else "", names)
         if not suspects:
             return suspects
         family = {id(member) for member in [*self.lineage(cls), *self.subclasses(cls)]}
@@ -120,26 +121,53 @@ class ClassBodies(ModuleNames):
                 broken |= suspects if store.attribute == ANY_ATTRIBUTE else {store.attribute}
         return frozenset(broken)
 
+    def own_str(self) -> str | None:
+        """The module's text (`own_text`) as a string for searches of names, in the NFKC form Python
+        reads identifiers in (`ｓelf` is `self`)."""
+        return self._own_str
+
+    @functools.cached_property
+    def _own_str(self) -> str | None:
+        text = self.own_text()
+        text = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        return text if text is None or text.isascii() else unicodedata.normalize("NFKC", text)
+
+    def suspects(self, text: str | None, names: frozenset[str]) -> frozenset[str]:
+        """Of `names`, those whose stores the text cannot rule out: every one where a `def` that is
+        no method names its first parameter `self`."""
+        if text is None or len(DEFS_WITH_SELF.findall(text)) > self.methods_with_self:
+            return names
+        return frozenset(name for name in names if may_store_from_outside(text, name))
+
+    @functools.cached_property
+    def methods_with_self(self) -> int:
+        return sum(
+            1
+            for cls in self.every_class()
+            for statement in cls.body
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not is_static_or_class_method(statement)
+            and [argument.arg for argument in ex.arguments_of(statement)][:1] == ["self"]
+        )
+
     def binds_a_count(self, store: Store, family: set[int]) -> bool:
         """A count as the class's own methods read one (`CountReader`), where the counter itself may be
-        read on the own receiver of a method of the family (`copied.n = self.n`), or on any object when
-        no other class of the module binds that name."""
+        read on the own receiver of a method of the family (`copied.n = self.n`)."""
 
         def counter_read(read: ast.Attribute) -> bool:
             owner = self._method_classes.get(id(store.method)) if store.method is not None else None
-            if owner is not None and is_own_receiver(read.value, store.method):
-                return id(owner) in family
-            return not any(
-                read.attr in self.bindings(other).values or read.attr in self.bindings(other).class_level
-                for other in self.every_class()
-                if id(other) not in family
-            )
+            return owner is not None and is_own_receiver(read.value, store.method) and id(owner) in family
 
         if store.value is None:
             return False
         if store.function is None:
             return ex.is_structurally_int(store.value)
         return OutsideCounts(counter_read).is_count(store.value, store.attribute, store.function, store.increment)
+
+    @functools.cached_property
+    def attribute_stores(self) -> AttributeStores:
+        """Every store of the module to an attribute, by name, on any object (`attribute_stores`)."""
+        return module_stores(self.tree)
 
     @functools.cached_property
     def _stores_elsewhere(self) -> list[Store]:
@@ -154,43 +182,6 @@ class ClassBodies(ModuleNames):
             for statement in cls.body
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
-
-    def int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
-        """The names an object built by `cls` itself answers with an int property: a getter alone
-        (`@property`, no setter or other binding of the name in the class body) every `return` of
-        which gives an int (`returns_only_ints`: through the class family's int attributes too), of
-        `cls` or of a base on its chain of single bases, every class of which is in this module (a
-        base elsewhere, a metaclass or a `__getattribute__` may answer first)."""
-        found: set[str] = set()
-        seen: set[str] = set()
-        chain: list[ast.ClassDef] = []
-        member: ast.ClassDef | None = cls
-        while member is not None and member not in chain:
-            chain.append(member)
-            own = self.bindings(member)
-            if member.keywords or "__getattribute__" in own.class_level:
-                return frozenset()
-            getters = {name: getter for name, getter in own.getters.items() if name not in seen}
-            found |= {name for name, getter in getters.items() if self.is_int_getter(member, getter)}
-            seen |= own.class_level.keys()
-            bases = [ex.dotted_name(base) for base in member.bases]
-            if bases in ([], ["object"]):
-                return frozenset(found)
-            member = self.classes.get(bases[0]) if len(bases) == 1 else None
-        return frozenset()
-
-    def family_int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
-        """The int properties of `cls` that an object of each of its subclasses in the module answers
-        with an int property too (one of them may be where `cls` is expected)."""
-        found = self.int_properties(cls)
-        for subclass in self.subclasses(cls):
-            found &= self.int_properties(subclass)
-        return found
-
-    def is_int_getter(self, cls: ast.ClassDef, getter: ast.FunctionDef) -> bool:
-        return len(self.bindings(cls).class_level[getter.name]) == 1 and returns_only_ints(
-            getter, self.int_attributes(cls)
-        )
 
     def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The module's classes that have `cls` among their bases, however far up."""

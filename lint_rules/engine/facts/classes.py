@@ -25,7 +25,7 @@ from lint_rules.engine.facts.caches import (
     joined_kind,
     length_kind_of_transformers_class,
 )
-from lint_rules.engine.facts.class_bodies import ClassBodies
+from lint_rules.engine.facts.class_properties import ClassProperties
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.held_objects import reads_an_int_property
@@ -54,7 +54,7 @@ def nothing_known(value: ast.expr) -> str:
     return ""
 
 
-class ClassFacts(ClassBodies):
+class ClassFacts(ClassProperties):
     """Length facts about the classes one module defines or imports."""
 
     def __init__(

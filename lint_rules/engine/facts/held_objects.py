@@ -1,13 +1,13 @@
 """Ints read off the objects a class holds: `self.layers[i].seq_len`, `self.inner.seq_len`, or
 `layer.seq_len` after `layer = self.layers[i]`, where every object that attribute holds is built by
 one class of the package, and `seq_len` is an int property of that class
-(`ClassBodies.int_properties`): a getter-only property whose every `return` gives a count. An
+(`ClassProperties.int_properties`): a getter-only property whose every `return` gives a count. An
 object answers a property before looking at its own attributes, and a getter alone cannot be
 stored to, so no module can change what it answers.
 
-What the attribute holds is read from the class and its subclasses in the module (an object of
-one may be where the class is expected): every value bound to it, and everything put into it
-(`append`, `insert`, an item store; an alias of the container may put in anything)."""
+What the attribute holds is read from every store of the module to an attribute of that name, on any
+object (`attribute_stores.module_stores`): every value bound to it, and everything put into it
+(`append`, `insert`, an item store; an alias of the container that escapes may put in anything)."""
 
 from __future__ import annotations
 
@@ -49,30 +49,47 @@ def is_held(node: ast.expr | None) -> bool:
 
 
 def answers_an_int(facts: ClassFacts, cls: ast.ClassDef, holder: ast.expr, name: str) -> bool:
-    if isinstance(holder, ast.Subscript):
-        owner = element_class(facts, cls, holder.value)
-    else:
-        owner = facts.attribute_class(cls, holder)
+    held = isinstance(holder, ast.Subscript)
+    owner = built_class(facts, self_attribute(holder.value if isinstance(holder, ast.Subscript) else holder), held)
     return owner is not None and name in owner[0].int_properties(owner[1])
 
 
-def element_class(facts: ClassFacts, cls: ast.ClassDef, container: ast.expr) -> Owner | None:
-    """The one class whose constructor builds every object the container attribute holds, with the
-    facts of its module: the displays and comprehensions bound to it, and what goes into it, in
-    `cls`, its bases and its subclasses in the module (None when anything else may be in it)."""
-    attribute = self_attribute(container)
-    members = [*facts.lineage(cls), *facts.subclasses(cls)]
-    bindings = [facts.bindings(member) for member in members]
-    bound = [value for binding in bindings for value in binding.values.get(attribute, [])]
-    added = [value for binding in bindings for value in binding.contents.get(attribute, [])]
-    elements = [element for value in bound for element in displayed(value)]
-    if not bound or any(binding.opaque for binding in bindings):
+def built_class(facts: ClassFacts, attribute: str, elements: bool) -> Owner | None:
+    """The one class whose constructor builds every object the module binds to `attribute`, on any
+    object (with `elements`, every object put into it: the displays and comprehensions bound to it,
+    `append`, `insert`, item stores), with the facts of its module; None when anything else may be
+    there (an alias of the container that escapes, `extend`, `setattr` of any name, a constructor
+    name the function binds itself)."""
+    stores = facts.attribute_stores
+    bound = stores.values.get(attribute, [])
+    if not bound or stores.any_attribute or stores.any_own_attribute or stores.extended.get(attribute):
         return None
-    names = {ex.called_name(value) if isinstance(value, ast.Call) else "" for value in [*elements, *added]}
+    if elements:
+        built = [(element, store.function) for store in bound for element in displayed(store.value)]
+        built += [(store.value, store.function) for store in stores.contents.get(attribute, [])]
+    else:
+        built = [(store.value, store.function) for store in bound]
+    names = {constructor(value, function) for value, function in built}
     return facts.class_named(names.pop()) if len(names) == 1 and "" not in names else None
 
 
-def displayed(value: ast.expr) -> list[ast.expr | None]:
+def constructor(value: ast.expr | None, function: Function | None) -> str:
+    """The class name `value` calls (`Layer()`), "" for anything else or a name `function` binds."""
+    if not isinstance(value, ast.Call):
+        return ""
+    name = ex.called_name(value)
+    root = name.partition(".")[0]
+    return "" if function is not None and binds(function, root) else name
+
+
+def binds(function: Function, name: str) -> bool:
+    """`function` binds `name` itself: a parameter or a local."""
+    arguments = function.args
+    parameters = [*ex.arguments_of(function), *filter(None, [arguments.vararg, arguments.kwarg])]
+    return name in bindings_of(function) or any(parameter.arg == name for parameter in parameters)
+
+
+def displayed(value: ast.expr | None) -> list[ast.expr | None]:
     """The objects a display or comprehension builds (`[]` none); [None] for any other value."""
     if isinstance(value, (ast.List, ast.Tuple)):
         return list(value.elts)

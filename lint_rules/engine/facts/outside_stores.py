@@ -49,13 +49,20 @@ class OutsideCounts(CountReader):
 
 
 def may_store_from_outside(text: str, name: str) -> bool:
-    """Cheaply: `.name` occurs after something other than `self`, or the text may bind any attribute."""
-    if any(word in text for word in ANY_NAME_STORES):
+    """Cheaply, in `text` read in NFKC form (`ClassBodies.own_str`): `.name` occurs after something
+    other than `self`, `self` is rebound, or the text may bind any attribute (`setattr`, `__dict__`,
+    `vars`). A `def` that is no method but names its first parameter `self` is counted by
+    `ClassBodies.suspects`."""
+    if any(word in text for word in ANY_NAME_STORES) or SELF_REBOUND.search(text):
         return True
-    for match in re.finditer(rf"\.\s*{re.escape(name)}\b", text):
+    for match in re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n))*{re.escape(name)}\b", text):
         if not re.search(r"(?<![\w.])self\s*$", text[max(0, match.start() - 64) : match.start()]):
             return True
     return False
+
+
+SELF_REBOUND = re.compile(r"\bself\s*(?::[^=\n\r]*)?=(?!=)|\bself\s*:=|\bas\s+self\b|\bfor\s+self\b")
+DEFS_WITH_SELF = re.compile(r"\bdef\s+\w+\s*\(\s*self\b")
 
 
 def stores_elsewhere(tree: ast.Module) -> list[Store]:
@@ -87,7 +94,13 @@ def nodes_under(node: ast.AST, function: FunctionNode | None, method: FunctionNo
             yield from definition_nodes(current, function, method)
             continue
         yield current, function, method
-        pending.extend(ast.iter_child_nodes(current))
+        for child in ast.iter_child_nodes(current):
+            if isinstance(current, ast.Call) and child is current.func and is_direct_setattr(current):
+                continue  # the call itself is the store
+            if isinstance(current, ast.Attribute) and current.attr in DICTIONARY_READS and is_dictionary(child):
+                pending.extend(ast.iter_child_nodes(child))  # `vars(x).items()` only reads
+                continue
+            pending.append(child)
 
 
 def definition_nodes(
@@ -101,11 +114,32 @@ def definition_nodes(
         if isinstance(definition, ast.ClassDef) and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for part in evaluated_where_defined(inner):
                 yield from nodes_under(part, None, None)
-            yield from nodes_with_context(inner.body, inner, inner)
+            yield from nodes_with_context(inner.body, inner, inner if has_own_receiver(inner) else None)
         elif isinstance(definition, ast.ClassDef):
             yield from nodes_under(inner, None, None)
         else:
             yield from nodes_under(inner, definition, None)
+
+
+def has_own_receiver(method: FunctionNode) -> bool:
+    """The method's first parameter is the instance throughout: not a static or class method, and
+    never rebound in it (`self = other`)."""
+    arguments = [*method.args.posonlyargs, *method.args.args]
+    if not arguments or is_static_or_class_method(method):
+        return False
+    first = arguments[0].arg
+    return not any(
+        isinstance(node, ast.Name) and node.id == first and not isinstance(node.ctx, ast.Load)
+        for node in ast.walk(method)
+    )
+
+
+def is_static_or_class_method(function: FunctionNode) -> bool:
+    """Its first parameter is no instance of the class."""
+    return any(
+        ex.dotted_name(decorator).rpartition(".")[2] in ("staticmethod", "classmethod")
+        for decorator in function.decorator_list
+    )
 
 
 def evaluated_where_defined(definition: ast.ClassDef | FunctionNode) -> list[ast.AST]:
@@ -132,10 +166,42 @@ def outside_stores(node: ast.AST, function: FunctionNode | None, method: Functio
         yield from (store(*pair) for pair in targets_stored(node.target, None, method))
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
         yield from (store(*pair) for pair in targets_stored(node.optional_vars, None, method))
-    elif isinstance(node, ast.Call):
+    elif isinstance(node, ast.Call) and is_direct_setattr(node):
         yield from (store(*pair) for pair in call_stores(node, method))
-    if is_dictionary_store(node, method):
+    if binds_any_attribute(node, method):
         yield store(ANY_ATTRIBUTE, None)
+
+
+def binds_any_attribute(node: ast.AST, method: FunctionNode | None) -> bool:
+    """Any use of another object's `__dict__` or `vars()` but a read (`d = vars(c)`, `c.__dict__ |=
+    ...`), and `setattr` or `__setattr__` other than called directly (`s = setattr`, `partial(setattr, c)`)."""
+    if isinstance(node, ast.Attribute) and node.attr == "__setattr__":
+        return True  # a direct call's `func` is not visited
+    if is_dictionary(node):  # one that is only read (`vars(x).items()`) is not visited
+        arguments = [node.value] if isinstance(node, ast.Attribute) else getattr(node, "args", [])
+        return not (len(arguments) == 1 and is_own_receiver(arguments[0], method))
+    return isinstance(node, ast.Name) and node.id == "setattr"
+
+
+DICTIONARY_READS = frozenset({"values", "items", "keys", "get", "copy"})
+
+
+def is_dictionary(node: ast.AST) -> bool:
+    """`x.__dict__` or `vars(...)`."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__"
+    return isinstance(node, ast.Call) and ex.called_name(node) == "vars"
+
+
+def is_direct_setattr(call: ast.Call) -> bool:
+    """`setattr(obj, name, v)` or `obj.__setattr__(name, v)` with its arguments written out."""
+    if any(isinstance(argument, ast.Starred) for argument in call.args) or call.keywords:
+        return False
+    if isinstance(call.func, ast.Name) and call.func.id == "setattr":
+        return len(call.args) == 3
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "__setattr__"):
+        return False
+    return len(call.args) == (3 if ex.dotted_name(call.func.value) == "object" else 2)
 
 
 def targets_stored(
@@ -155,41 +221,17 @@ def targets_stored(
 
 def call_stores(call: ast.Call, method: FunctionNode | None) -> Iterator[tuple[str, ast.expr | None]]:
     """`setattr(obj, "n", v)` and `obj.__setattr__("n", v)`, `obj` not the method's own receiver."""
-    name = ex.called_name(call)
-    if name == "setattr" and len(call.args) >= 2:
-        receiver, attribute, value = call.args[0], call.args[1], call.args[2] if len(call.args) > 2 else None
-    elif name.endswith(".__setattr__") and isinstance(call.func, ast.Attribute) and call.args:
-        receiver, attribute, value = call.func.value, call.args[0], call.args[1] if len(call.args) > 1 else None
+    if len(call.args) == 3:  # `setattr(obj, name, v)`, `object.__setattr__(obj, name, v)`
+        receiver, attribute, value = call.args
     else:
-        return
+        assert isinstance(call.func, ast.Attribute)
+        receiver, (attribute, value) = call.func.value, call.args
     if is_own_receiver(receiver, method):
         return
     if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
         yield attribute.value, value
     else:
         yield ANY_ATTRIBUTE, value
-
-
-def is_dictionary_store(node: ast.AST, method: FunctionNode | None) -> bool:
-    """`obj.__dict__[k] = v`, `vars(obj)[k] = v`, `obj.__dict__.update(...)`, `vars(obj).update(...)`
-    (on the method's own receiver, the class's own bindings see it)."""
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return any(
-            isinstance(target, ast.Subscript) and is_other_dictionary(target.value, method) for target in targets
-        )
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr in ("update", "setdefault") and is_other_dictionary(node.func.value, method)
-    return False
-
-
-def is_other_dictionary(node: ast.expr, method: FunctionNode | None) -> bool:
-    """The `__dict__` (or `vars()`) of an object other than the method's own receiver."""
-    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-        return not is_own_receiver(node.value, method)
-    if isinstance(node, ast.Call) and ex.called_name(node) == "vars":
-        return not (node.args and is_own_receiver(node.args[0], method))
-    return False
 
 
 def is_own_receiver(node: ast.expr, method: FunctionNode | None) -> bool:

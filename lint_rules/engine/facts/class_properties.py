@@ -1,0 +1,106 @@
+"""Int properties: `@property def n(self)` alone, over a getter every `return` of which gives an int,
+which an object of the class answers before its own attributes (`ClassBodies` reads the bindings
+it builds on; `held_objects` reads them off the objects a class holds)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.class_bodies import ClassBodies
+from lint_rules.engine.facts.outside_stores import ANY_ATTRIBUTE
+from lint_rules.engine.facts.returned_values import returns_only_ints
+
+ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__new__", "__init_subclass__", "__class_getitem__")
+"""Class-body names that may answer an attribute, or build or change a class, their own way."""
+PROPERTY_BOUND = re.compile(
+    r"\bproperty\s*(?::|=(?!=))|\b(?:def|class|as|for|global|nonlocal)\s+property\b"
+    r"|\bimport\b[^\n\r]*\bproperty\b|\bimport\s*\([^)]*\bproperty\b"
+)
+
+
+def slot_names(values: list[ast.expr] | None) -> frozenset[str] | None:
+    """The names a class body's `__slots__` (bound once, to strings written out) makes; None when
+    they cannot be read."""
+    if values is None:
+        return frozenset()
+    if len(values) != 1:
+        return None
+    value = values[0]
+    elements = value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else [value]
+    names = [element.value for element in elements if isinstance(element, ast.Constant)]
+    if len(names) != len(elements) or not all(isinstance(name, str) for name in names):
+        return None
+    return frozenset(str(name) for name in names)
+
+
+class ClassProperties(ClassBodies):
+    """The int properties of one module's classes."""
+
+    def int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The names an object built by `cls` itself answers with an int property: a getter alone
+        (`@property`, no setter or other binding of the name in the class body) every `return` of
+        which gives an int (`returns_only_ints`: through the class family's int attributes too), of
+        `cls` or of a base on its chain of single bases, every class of which is in this module and
+        bound once, none with a metaclass, `__slots__` over the name or a hook that answers or makes
+        attributes its own way; and that the module binds on no object from outside."""
+        if self.rebinds_property:
+            return frozenset()
+        found: set[str] = set()
+        seen: set[str] = set()
+        chain: list[ast.ClassDef] = []
+        member: ast.ClassDef | None = cls
+        while member is not None and member not in chain:
+            chain.append(member)
+            own = self.bindings(member)
+            slots = slot_names(own.class_level.get("__slots__"))
+            if member.keywords or slots is None or any(hook in own.class_level for hook in ATTRIBUTE_HOOKS):
+                return frozenset()
+            seen |= slots
+            getters = {name: getter for name, getter in own.getters.items() if name not in seen}
+            found |= {name for name, getter in getters.items() if self.is_int_getter(member, getter)}
+            seen |= own.class_level.keys()
+            bases = [ex.dotted_name(base) for base in member.bases]
+            if bases in ([], ["object"]):
+                return frozenset(found) - self.stored_elsewhere_at_all(frozenset(found))
+            single = bases[0] if len(bases) == 1 and self.binds_once(bases[0]) else ""
+            member = self.classes.get(single)
+        return frozenset()
+
+    def binds_once(self, name: str) -> bool:
+        """The module binds the class name `name` only by its one `class` statement, as its text shows."""
+        text = self.own_str()
+        if text is None or name in self.alternatives() or not name.isidentifier():
+            return False
+        definitions = re.findall(rf"\bclass\s+{name}\b", text)
+        return len(definitions) == 1 and not re.search(
+            rf"\b{name}\s*(?::[^=\n\r]*)?=(?!=)|\b(?:as|for)\s+{name}\b", text
+        )
+
+    @functools.cached_property
+    def rebinds_property(self) -> bool:
+        """The module may bind the name `property` (then `@property` may be anything)."""
+        text = self.own_str()
+        return text is None or bool(PROPERTY_BOUND.search(text))
+
+    def stored_elsewhere_at_all(self, names: frozenset[str]) -> frozenset[str]:
+        """Of `names`, those the module binds on some object other than a method's own receiver, to
+        anything (`Layer.seq_len = property(...)` replaces a property)."""
+        suspects = self.suspects(self.own_str() if names else "", names)
+        stored = {store.attribute for store in self._stores_elsewhere} if suspects else set()
+        return suspects if ANY_ATTRIBUTE in stored else suspects & stored
+
+    def family_int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
+        """The int properties of `cls` that an object of each of its subclasses in the module answers
+        with an int property too (one of them may be where `cls` is expected)."""
+        found = self.int_properties(cls)
+        for subclass in self.subclasses(cls):
+            found &= self.int_properties(subclass)
+        return found
+
+    def is_int_getter(self, cls: ast.ClassDef, getter: ast.FunctionDef) -> bool:
+        return len(self.bindings(cls).class_level[getter.name]) == 1 and returns_only_ints(
+            getter, self.int_attributes(cls)
+        )
