@@ -81,6 +81,23 @@ def test_an_int_property_of_every_held_layer_is_an_int(getter: str) -> None:
     assert codes(module(getter=getter)) == []
 
 
+SILENT_WITH = {
+    "a parameter or keyword named property binds no module name": """
+        def describe(property=None):
+            return dict(property=property)
+    """,
+    "an int stored to the property's name from outside (on an instance it raises)": """
+        def clear(layer):
+            layer.hot_len = 0
+    """,
+}
+
+
+@pytest.mark.parametrize("more", SILENT_WITH.values(), ids=SILENT_WITH.keys())
+def test_must_stay_silent_with(more: str) -> None:
+    assert codes(module() + "\n\n" + textwrap.dedent(more)) == []
+
+
 TWINS = {
     "a tensor property": (LAYER, "return self.keys.shape[2] if", "return self.keys.sum() if"),
     "a setter": (
@@ -136,6 +153,21 @@ TWINS = {
         LAYER,
         "class Layer:",
         "def property(getter):\n        return functools.cached_property(lambda layer: torch.zeros(1))\n\n\n    class Layer:",
+    ),
+    "the own __dict__ binding the container": (
+        CACHE,
+        "            while len(self._layers) <= layer_idx:",
+        '            self.__dict__["_layers"] = [TensorLayer()]\n            while len(self._layers) <= layer_idx:',
+    ),
+    "vars() of the cache binding the container from outside": (
+        CACHE,
+        "    class LayeredCache:",
+        '    def reset(cache):\n        vars(cache)["_layers"] = [TensorLayer()]\n\n\n    class LayeredCache:',
+    ),
+    "another object's __dict__ updated from outside": (
+        CACHE,
+        "    class LayeredCache:",
+        "    def reset(cache):\n        cache.__dict__.update(_layers=[TensorLayer()])\n\n\n    class LayeredCache:",
     ),
     "a parameter rebound": (
         CACHE,

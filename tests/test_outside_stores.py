@@ -52,6 +52,11 @@ SILENT = {
         def sizes(cache, state):
             return [len(value) for value in vars(state).values()] + [cache.n]
     """,
+    "reading another object's dictionary through dict(), print() or ** binds nothing": """
+        def show(cache, other):
+            print(vars(other))
+            return {**vars(other), "copy": dict(other.__dict__), "n": cache.n}
+    """,
     "a parenthesized own receiver is the class's own binding": """
         class Sub(Cache):
             def grow(self, k: int):

@@ -16,7 +16,7 @@ from lint_rules.engine.facts.returned_values import returns_only_ints
 ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__new__", "__init_subclass__", "__class_getitem__")
 """Class-body names that may answer an attribute, or build or change a class, their own way."""
 PROPERTY_BOUND = re.compile(
-    r"\bproperty\s*(?::|=(?!=))|\b(?:def|class|as|for|global|nonlocal)\s+property\b"
+    r"(?:^|[\n\r;])[ \t]*property\s*(?::|=(?!=))|\(\s*property\s*:=|\b(?:def|class|as|for|global|nonlocal)\s+property\b"
     r"|\bimport\b[^\n\r]*\bproperty\b|\bimport\s*\([^)]*\bproperty\b"
 )
 
@@ -86,10 +86,21 @@ class ClassProperties(ClassBodies):
         return text is None or bool(PROPERTY_BOUND.search(text))
 
     def stored_elsewhere_at_all(self, names: frozenset[str]) -> frozenset[str]:
-        """Of `names`, those the module binds on some object other than a method's own receiver, to
-        anything (`Layer.seq_len = property(...)` replaces a property)."""
+        """Of `names`, those the module binds on some object other than a method's own receiver to
+        anything but an int (`Layer.seq_len = property(...)` replaces a property; an int stored on
+        an instance raises, on the class it leaves an int)."""
         suspects = self.suspects(self.own_str() if names else "", names)
-        stored = {store.attribute for store in self._stores_elsewhere} if suspects else set()
+        stores = (
+            [
+                store
+                for store in self._stores_elsewhere
+                if store.attribute in suspects or store.attribute == ANY_ATTRIBUTE
+            ]
+            if suspects
+            else []
+        )
+        changing = [store for store in stores if not (store.value is not None and ex.is_structurally_int(store.value))]
+        stored = {store.attribute for store in changing}
         return suspects if ANY_ATTRIBUTE in stored else suspects & stored
 
     def family_int_properties(self, cls: ast.ClassDef) -> frozenset[str]:

@@ -50,11 +50,11 @@ def is_held(node: ast.expr | None) -> bool:
 
 def answers_an_int(facts: ClassFacts, cls: ast.ClassDef, holder: ast.expr, name: str) -> bool:
     held = isinstance(holder, ast.Subscript)
-    owner = built_class(facts, self_attribute(holder.value if isinstance(holder, ast.Subscript) else holder), held)
+    owner = built_class(facts, cls, self_attribute(holder.value if isinstance(holder, ast.Subscript) else holder), held)
     return owner is not None and name in owner[0].int_properties(owner[1])
 
 
-def built_class(facts: ClassFacts, attribute: str, elements: bool) -> Owner | None:
+def built_class(facts: ClassFacts, cls: ast.ClassDef, attribute: str, elements: bool) -> Owner | None:
     """The one class whose constructor builds every object the module binds to `attribute`, on any
     object (with `elements`, every object put into it: the displays and comprehensions bound to it,
     `append`, `insert`, item stores), with the facts of its module; None when anything else may be
@@ -64,6 +64,9 @@ def built_class(facts: ClassFacts, attribute: str, elements: bool) -> Owner | No
     bound = stores.values.get(attribute, [])
     if not bound or stores.any_attribute or stores.any_own_attribute or stores.extended.get(attribute):
         return None
+    if opaque_family(facts, cls):
+        return None  # `vars(self)[...] = v`: bound in a form not recorded above (another object's
+        # `__dict__` makes every property unknown: `ClassProperties.int_properties`)
     if elements:
         built = [(element, store.function) for store in bound for element in displayed(store.value)]
         built += [(store.value, store.function) for store in stores.contents.get(attribute, [])]
@@ -71,6 +74,12 @@ def built_class(facts: ClassFacts, attribute: str, elements: bool) -> Owner | No
         built = [(store.value, store.function) for store in bound]
     names = {constructor(value, function) for value, function in built}
     return facts.class_named(names.pop()) if len(names) == 1 and "" not in names else None
+
+
+def opaque_family(facts: ClassFacts, cls: ast.ClassDef) -> bool:
+    """`cls`, a base or a subclass of it in the module may bind any of its own attributes
+    (`self.__dict__`, `vars(self)`, `setattr(self, name, v)`)."""
+    return any(facts.bindings(member).opaque for member in [*facts.lineage(cls), *facts.subclasses(cls)])
 
 
 def constructor(value: ast.expr | None, function: Function | None) -> str:

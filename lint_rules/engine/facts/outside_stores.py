@@ -97,8 +97,8 @@ def nodes_under(node: ast.AST, function: FunctionNode | None, method: FunctionNo
         for child in ast.iter_child_nodes(current):
             if isinstance(current, ast.Call) and child is current.func and is_direct_setattr(current):
                 continue  # the call itself is the store
-            if isinstance(current, ast.Attribute) and current.attr in DICTIONARY_READS and is_dictionary(child):
-                pending.extend(ast.iter_child_nodes(child))  # `vars(x).items()` only reads
+            if is_dictionary(child) and only_reads(current, child):
+                pending.extend(ast.iter_child_nodes(child))  # `vars(x).items()`, `dict(x.__dict__)`
                 continue
             pending.append(child)
 
@@ -184,6 +184,19 @@ def binds_any_attribute(node: ast.AST, method: FunctionNode | None) -> bool:
 
 
 DICTIONARY_READS = frozenset({"values", "items", "keys", "get", "copy"})
+READING_CALLS = frozenset({"dict", "print", "repr", "str", "len", "list", "sorted", "tuple", "set", "iter"})
+
+
+def only_reads(parent: ast.AST, dictionary: ast.AST) -> bool:
+    """`parent` reads the `__dict__` or `vars()` under it and keeps no hold of it: a reading method
+    (`.items()`), a reading builtin (`dict(...)`, `print(...)`), or `{**vars(x)}`."""
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in DICTIONARY_READS
+    if isinstance(parent, ast.Call):
+        return ex.called_name(parent) in READING_CALLS and dictionary in parent.args
+    return isinstance(parent, ast.Dict) and any(
+        key is None and value is dictionary for key, value in zip(parent.keys, parent.values, strict=False)
+    )
 
 
 def is_dictionary(node: ast.AST) -> bool:
