@@ -9,7 +9,7 @@ import functools
 import unicodedata
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import AttributeStores, module_stores
+from lint_rules.engine.facts.attribute_stores import AttributeStores, is_own_receiver, module_stores
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
@@ -21,7 +21,6 @@ from lint_rules.engine.facts.outside_stores import (
     DEFS_WITH_SELF,
     OutsideCounts,
     Store,
-    is_own_receiver,
     is_static_or_class_method,
     may_store_from_outside,
     stores_elsewhere,

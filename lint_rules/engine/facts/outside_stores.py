@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_stores import FunctionNode, is_own_receiver
 from lint_rules.engine.facts.counters import INT_KEEPING_OPERATORS, CountReader
 
 ANY_ATTRIBUTE = "*"
 """A store whose attribute name is not a literal (any attribute may be bound)."""
 ANY_NAME_STORES = ("setattr", "__dict__", "vars")
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 class Store(NamedTuple):
@@ -245,9 +245,3 @@ def call_stores(call: ast.Call, method: FunctionNode | None) -> Iterator[tuple[s
         yield attribute.value, value
     else:
         yield ANY_ATTRIBUTE, value
-
-
-def is_own_receiver(node: ast.expr, method: FunctionNode | None) -> bool:
-    """`node` is the first parameter of `method`, the `def` directly in a class body the store is in."""
-    arguments = [*method.args.posonlyargs, *method.args.args] if method is not None else []
-    return bool(arguments) and isinstance(node, ast.Name) and node.id == arguments[0].arg
