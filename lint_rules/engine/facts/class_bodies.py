@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import functools
 import unicodedata
+from collections.abc import Callable
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_stores import AttributeStores, is_own_receiver, module_stores
@@ -103,20 +104,20 @@ class ClassBodies(ModuleNames):
                 for attribute, values in bound.items()
                 if not opaque and attribute not in called and is_int_counter(values)
             )
-            self._read.int_attributes[id(cls)] = ints - self.stored_elsewhere(cls, ints)
+            family = {id(member) for member in [*self.lineage(cls), *self.subclasses(cls)]}
+            self._read.int_attributes[id(cls)] = ints - self.stored_elsewhere(
+                ints, lambda store: self.binds_a_count(store, family)
+            )
         return self._read.int_attributes[id(cls)]
 
-    def stored_elsewhere(self, cls: ast.ClassDef, names: frozenset[str]) -> frozenset[str]:
-        """Of `names`, those a store on an object other than a method's own receiver may bind to
-        something other than a count (`outside_stores`): `layer.n = t` in a function."""
+    def stored_elsewhere(self, names: frozenset[str], keeps: Callable[[Store], bool]) -> frozenset[str]:
+        """Of `names`, those a store on an object other than a method's own receiver binds in a way
+        `keeps` does not accept (`outside_stores`): `layer.n = t` in a function."""
         suspects = self.suspects(self.own_str() if names else "", names)
-        if not suspects:
-            return suspects
-        family = {id(member) for member in [*self.lineage(cls), *self.subclasses(cls)]}
         broken: set[str] = set()
-        for store in self._stores_elsewhere:
+        for store in self._stores_elsewhere if suspects else []:
             named = store.attribute in suspects or store.attribute == ANY_ATTRIBUTE
-            if named and not self.binds_a_count(store, family):
+            if named and not keeps(store):
                 broken |= suspects if store.attribute == ANY_ATTRIBUTE else {store.attribute}
         return frozenset(broken)
 

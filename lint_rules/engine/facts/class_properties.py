@@ -10,7 +10,7 @@ import re
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.class_bodies import ClassBodies
-from lint_rules.engine.facts.outside_stores import ANY_ATTRIBUTE
+from lint_rules.engine.facts.outside_stores import Store
 from lint_rules.engine.facts.returned_values import returns_only_ints
 
 ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__new__", "__init_subclass__", "__class_getitem__")
@@ -34,6 +34,11 @@ def slot_names(values: list[ast.expr] | None) -> frozenset[str] | None:
     if len(names) != len(elements) or not all(isinstance(name, str) for name in names):
         return None
     return frozenset(str(name) for name in names)
+
+
+def stores_an_int(store: Store) -> bool:
+    """A store of an int to a property's name: on an instance it raises, on the class it leaves an int."""
+    return store.value is not None and ex.is_structurally_int(store.value)
 
 
 class ClassProperties(ClassBodies):
@@ -64,7 +69,7 @@ class ClassProperties(ClassBodies):
             seen |= own.class_level.keys()
             bases = [ex.dotted_name(base) for base in member.bases]
             if bases in ([], ["object"]):
-                return frozenset(found) - self.stored_elsewhere_at_all(frozenset(found))
+                return frozenset(found) - self.stored_elsewhere(frozenset(found), stores_an_int)
             single = bases[0] if len(bases) == 1 and self.binds_once(bases[0]) else ""
             member = self.classes.get(single)
         return frozenset()
@@ -84,24 +89,6 @@ class ClassProperties(ClassBodies):
         """The module may bind the name `property` (then `@property` may be anything)."""
         text = self.own_str()
         return text is None or bool(PROPERTY_BOUND.search(text))
-
-    def stored_elsewhere_at_all(self, names: frozenset[str]) -> frozenset[str]:
-        """Of `names`, those the module binds on some object other than a method's own receiver to
-        anything but an int (`Layer.seq_len = property(...)` replaces a property; an int stored on
-        an instance raises, on the class it leaves an int)."""
-        suspects = self.suspects(self.own_str() if names else "", names)
-        stores = (
-            [
-                store
-                for store in self._stores_elsewhere
-                if store.attribute in suspects or store.attribute == ANY_ATTRIBUTE
-            ]
-            if suspects
-            else []
-        )
-        changing = [store for store in stores if not (store.value is not None and ex.is_structurally_int(store.value))]
-        stored = {store.attribute for store in changing}
-        return suspects if ANY_ATTRIBUTE in stored else suspects & stored
 
     def family_int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
         """The int properties of `cls` that an object of each of its subclasses in the module answers
