@@ -62,6 +62,12 @@ SILENT = {
             def grow(self, k: int):
                 (self).n += k
     """,
+    "prose that reads like a rebinding (`for self-attention`) rebinds nothing": """
+        class Sub(Cache):
+            def grow(self, k: int):
+                \"\"\"Grows the cache for self-attention; as self is the cache, self = it.\"\"\"
+                self.n += k
+    """,
 }
 
 
@@ -160,6 +166,36 @@ REPORTED = {
             def run(self, cache):
                 self = cache
                 self.n = torch.zeros(1)
+    """,
+    "self rebound by a tuple target in another class's method": """
+        class Runner:
+            def run(self, cache):
+                self, cache = cache, self
+                self.n = torch.zeros(1)
+    """,
+    "self rebound by except ... as in another class's method": """
+        class Runner:
+            def run(self, error):
+                try:
+                    raise error
+                except Exception as self:
+                    self.n = torch.zeros(1)
+    """,
+    "a function's local named self": """
+        def reset(cache):
+            for self in [cache]:
+                self.n = torch.zeros(1)
+    """,
+    "a method whose instance goes by another name, with a local named self": """
+        class Runner:
+            def run(this, cache):
+                self = cache
+                self.n = torch.zeros(1)
+    """,
+    "a class body's own name self": """
+        class Holder:
+            self = Cache()
+            self.n = torch.zeros(1)
     """,
     "a name spelled in characters Python reads as the same (NFKC)": """
         def reset(cache):

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Callable
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import AttributeStores, is_own_receiver, module_stores
+from lint_rules.engine.facts.attribute_stores import AttributeStores, FunctionNode, is_own_receiver, module_stores
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
@@ -19,11 +19,15 @@ from lint_rules.engine.facts.module_names import ModuleNames
 from lint_rules.engine.facts.module_text import may_nest_classes
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
-    DEFS_WITH_SELF,
     OutsideCounts,
     Store,
+    attribute_lines,
+    defs_with_self,
+    first_parameter,
+    has_own_receiver,
     is_static_or_class_method,
-    may_store_from_outside,
+    may_bind_any_attribute,
+    named_after_other_than_self,
     stores_elsewhere,
 )
 from lint_rules.engine.facts.returned_values import is_int_counter
@@ -133,21 +137,48 @@ class ClassBodies(ModuleNames):
         return text if text is None or text.isascii() else unicodedata.normalize("NFKC", text)
 
     def suspects(self, text: str | None, names: frozenset[str]) -> frozenset[str]:
-        """Of `names`, those whose stores the text cannot rule out: every one where a `def` that is
-        no method names its first parameter `self`."""
-        if text is None or len(DEFS_WITH_SELF.findall(text)) > self.methods_with_self:
+        """Of `names`, those whose stores the text and the methods that name them cannot rule out:
+        every one where a `def` that is no method names its first parameter `self`."""
+        if text is None or self.text_may_bind_any_attribute or self.def_count_with_self > self.methods_with_self:
             return names
-        return frozenset(name for name in names if may_store_from_outside(text, name))
+        return frozenset(
+            name for name in names if named_after_other_than_self(text, name) or not self.named_on_own_self(text, name)
+        )
+
+    @functools.cached_property
+    def text_may_bind_any_attribute(self) -> bool:
+        text = self.own_str()
+        return text is None or may_bind_any_attribute(text)
+
+    @functools.cached_property
+    def def_count_with_self(self) -> int:
+        """`defs_with_self` of the text, counted once."""
+        text = self.own_str()
+        return defs_with_self(text) if text is not None else 0
+
+    def named_on_own_self(self, text: str, name: str) -> bool:
+        """Each `self.name` of the text (the only kind `named_after_other_than_self` lets by) is in a method
+        whose first parameter `self` is never rebound: elsewhere (`self = other`, a function's local
+        `self`) `self` is another object."""
+        return all(
+            method is not None and self.keeps_self(method)
+            for method in map(self.innermost_method_at, attribute_lines(text, name))
+        )
+
+    def innermost_method_at(self, line: int) -> FunctionNode | None:
+        spanning = [method for method, _ in self._methods if method.lineno <= line <= (method.end_lineno or 0)]
+        return max(spanning, key=lambda method: method.lineno, default=None)
+
+    @staticmethod
+    def keeps_self(method: FunctionNode) -> bool:
+        return first_parameter(method) == "self" and has_own_receiver(method)
 
     @functools.cached_property
     def methods_with_self(self) -> int:
         return sum(
             1
-            for cls in self.every_class()
-            for statement in cls.body
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and not is_static_or_class_method(statement)
-            and [argument.arg for argument in ex.arguments_of(statement)][:1] == ["self"]
+            for method, _ in self._methods
+            if not is_static_or_class_method(method) and first_parameter(method) == "self"
         )
 
     def binds_a_count(self, store: Store, family: set[int]) -> bool:
@@ -174,14 +205,19 @@ class ClassBodies(ModuleNames):
         return stores_elsewhere(self.tree)
 
     @functools.cached_property
-    def _method_classes(self) -> dict[int, ast.ClassDef]:
-        """The class of each method (a `def` directly in a class body), by the method's `id`."""
-        return {
-            id(statement): cls
+    def _methods(self) -> list[tuple[FunctionNode, ast.ClassDef]]:
+        """Each method (a `def` directly in a class body) with its class."""
+        return [
+            (statement, cls)
             for cls in self.every_class()
             for statement in cls.body
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-        }
+        ]
+
+    @functools.cached_property
+    def _method_classes(self) -> dict[int, ast.ClassDef]:
+        """The class of each method, by the method's `id`."""
+        return {id(method): cls for method, cls in self._methods}
 
     def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The module's classes that have `cls` among their bases, however far up."""

@@ -10,6 +10,7 @@ import re
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.class_bodies import ClassBodies
+from lint_rules.engine.facts.module_text import occurrences
 from lint_rules.engine.facts.outside_stores import Store
 from lint_rules.engine.facts.returned_values import returns_only_ints
 
@@ -19,6 +20,11 @@ PROPERTY_BOUND = re.compile(
     r"(?:^|[\n\r;])[ \t]*property\s*(?::|=(?!=))|\(\s*property\s*:=|\b(?:def|class|as|for|global|nonlocal)\s+property\b"
     r"|\bimport\b[^\n\r]*\bproperty\b|\bimport\s*\([^)]*\bproperty\b"
 )
+
+CLASS_BEFORE = re.compile(r"\bclass\s+$")
+TARGET_BEFORE = re.compile(r"\b(?:as|for)\s+$")
+BOUND_AFTER = re.compile(r"\s*(?::[^=\n\r]*)?=(?!=)")
+"""Around a name, in the text: the `class` statement that binds it, and other forms that bind it."""
 
 
 def slot_names(values: list[ast.expr] | None) -> frozenset[str] | None:
@@ -51,8 +57,6 @@ class ClassProperties(ClassBodies):
         `cls` or of a base on its chain of single bases, every class of which is in this module and
         bound once, none with a metaclass, `__slots__` over the name or a hook that answers or makes
         attributes its own way; and that the module binds on no object from outside."""
-        if self.rebinds_property:
-            return frozenset()
         found: set[str] = set()
         seen: set[str] = set()
         chain: list[ast.ClassDef] = []
@@ -69,9 +73,11 @@ class ClassProperties(ClassBodies):
             seen |= own.class_level.keys()
             bases = [ex.dotted_name(base) for base in member.bases]
             if bases in ([], ["object"]):
+                if not found or self.rebinds_property:
+                    return frozenset()
                 return frozenset(found) - self.stored_elsewhere(frozenset(found), stores_an_int)
-            single = bases[0] if len(bases) == 1 and self.binds_once(bases[0]) else ""
-            member = self.classes.get(single)
+            base = self.classes.get(bases[0]) if len(bases) == 1 else None
+            member = base if base is not None and self.binds_once(bases[0]) else None
         return frozenset()
 
     def binds_once(self, name: str) -> bool:
@@ -79,10 +85,14 @@ class ClassProperties(ClassBodies):
         text = self.own_str()
         if text is None or name in self.alternatives() or not name.isidentifier():
             return False
-        definitions = re.findall(rf"\bclass\s+{name}\b", text)
-        return len(definitions) == 1 and not re.search(
-            rf"\b{name}\s*(?::[^=\n\r]*)?=(?!=)|\b(?:as|for)\s+{name}\b", text
-        )
+        definitions = 0
+        for offset in occurrences(text, name, whole_words=True):
+            before = text[max(0, offset - 64) : offset]
+            if CLASS_BEFORE.search(before):
+                definitions += 1
+            elif TARGET_BEFORE.search(before) or BOUND_AFTER.match(text, offset + len(name)):
+                return False
+        return definitions == 1
 
     @functools.cached_property
     def rebinds_property(self) -> bool:

@@ -224,6 +224,11 @@ def is_whole_word(text: str, start: int, end: int) -> bool:
     return not (is_identifier_char(before) or is_identifier_char(after))
 
 
+def follows_identifier(text: str, start: int) -> bool:
+    """The character before `start` may end an identifier (a word starting there is part of it)."""
+    return start > 0 and is_identifier_char(text[start - 1])
+
+
 def is_identifier_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 

@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import FunctionNode, is_own_receiver
+from lint_rules.engine.facts.attribute_stores import FunctionNode, function_bindings, is_own_receiver
 from lint_rules.engine.facts.counters import INT_KEEPING_OPERATORS, CountReader
+from lint_rules.engine.facts.module_text import follows_identifier, lines_of_offsets
 
 ANY_ATTRIBUTE = "*"
 """A store whose attribute name is not a literal (any attribute may be bound)."""
-ANY_NAME_STORES = ("setattr", "__dict__", "vars")
 
 
 class Store(NamedTuple):
@@ -48,21 +48,43 @@ class OutsideCounts(CountReader):
         return isinstance(value, ast.Attribute) and value.attr == attribute and self.counter_read(value)
 
 
-def may_store_from_outside(text: str, name: str) -> bool:
-    """Cheaply, in `text` read in NFKC form (`ClassBodies.own_str`): `.name` occurs after something
-    other than `self`, `self` is rebound, or the text may bind any attribute (`setattr`, `__dict__`,
-    `vars`). A `def` that is no method but names its first parameter `self` is counted by
-    `ClassBodies.suspects`."""
-    if any(word in text for word in ANY_NAME_STORES) or SELF_REBOUND.search(text):
-        return True
-    for match in re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n))*{re.escape(name)}\b", text):
+def may_bind_any_attribute(text: str) -> bool:
+    """Cheaply, in `text` read in NFKC form (`ClassBodies.own_str`): `setattr`, `__dict__` or `vars`
+    may bind an attribute whose name is not written out."""
+    return any(word in text for word in ("setattr", "__dict__", "vars")) and bool(ANY_NAME_STORE.search(text))
+
+
+ANY_NAME_STORE = re.compile(r"\b(?:setattr|vars)\b|__dict__|__setattr__")
+
+
+def named_after_other_than_self(text: str, name: str) -> bool:
+    """`.name` occurs in `text` after something other than `self` (`cache.n`, `(self).n`). Where
+    `self` is not a method's own receiver (`self = other`) is asked of the tree, at the lines
+    `attribute_lines` gives (`ClassBodies.suspects`); a `def` that is no method but names its first
+    parameter `self` is counted there too."""
+    for match in attribute_mentions(text, name):
         if not re.search(r"(?<![\w.])self\s*$", text[max(0, match.start() - 64) : match.start()]):
             return True
     return False
 
 
-SELF_REBOUND = re.compile(r"\bself\s*(?::[^=\n\r]*)?=(?!=)|\bself\s*:=|\bas\s+self\b|\bfor\s+self\b")
-DEFS_WITH_SELF = re.compile(r"\bdef\s+\w+\s*\(\s*self\b")
+def attribute_mentions(text: str, name: str) -> Iterator[re.Match[str]]:
+    """Each `.name` in the text, a line continuation after the dot included."""
+    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n))*{re.escape(name)}\b", text)
+
+
+def attribute_lines(text: str, name: str) -> list[int]:
+    """The lines (from 1, as `ast` counts them) where `.name` occurs."""
+    return lines_of_offsets(text, [match.start() for match in attribute_mentions(text, name)])
+
+
+def defs_with_self(text: str) -> int:
+    """The `def`s of the text whose first parameter is `self`, methods or not."""
+    return sum(1 for match in DEF_WITH_SELF.finditer(text) if not follows_identifier(text, match.start()))
+
+
+DEF_WITH_SELF = re.compile(r"def\s+\w+\s*\(\s*self\b")
+"""Without a leading `\\b`, which would keep `re` from searching for the literal `def` first."""
 
 
 def stores_elsewhere(tree: ast.Module) -> list[Store]:
@@ -123,15 +145,15 @@ def definition_nodes(
 
 def has_own_receiver(method: FunctionNode) -> bool:
     """The method's first parameter is the instance throughout: not a static or class method, and
-    never rebound in it (`self = other`)."""
-    arguments = [*method.args.posonlyargs, *method.args.args]
-    if not arguments or is_static_or_class_method(method):
-        return False
-    first = arguments[0].arg
-    return not any(
-        isinstance(node, ast.Name) and node.id == first and not isinstance(node.ctx, ast.Load)
-        for node in ast.walk(method)
-    )
+    never rebound in it (`self = other`, `except E as self`, a nested `def self`)."""
+    first = first_parameter(method)
+    return bool(first) and not is_static_or_class_method(method) and len(function_bindings(method).get(first, [])) == 1
+
+
+def first_parameter(function: FunctionNode) -> str:
+    """The name of the first positional parameter ("" where there is none)."""
+    arguments = [*function.args.posonlyargs, *function.args.args]
+    return arguments[0].arg if arguments else ""
 
 
 def is_static_or_class_method(function: FunctionNode) -> bool:
