@@ -5,11 +5,13 @@ function nested in the class's own method, whose receiver is not the method's ow
 
 from __future__ import annotations
 
+import functools
 import textwrap
 
 import pytest
 
 from lint_rules.engine import analyze_source
+from tests.module_cases import codes_with
 
 CACHE = """\
     import torch
@@ -25,16 +27,8 @@ CACHE = """\
 
         def get_seq_length(self, layer_idx=0):
             return self.n
-    {MORE}
-
-    def trim(ids, cache: Cache):
-        return ids[:, cache.get_seq_length():]
 """
-
-
-def codes(more: str) -> list[str]:
-    text = textwrap.dedent(CACHE).replace("{MORE}", textwrap.dedent(more))
-    return [finding.code for finding in analyze_source(text, "m.py")]
+codes = functools.partial(codes_with, CACHE)
 
 
 SILENT = {

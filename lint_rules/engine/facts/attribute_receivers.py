@@ -45,7 +45,6 @@ from lint_rules.engine.facts.attribute_stores import (
     function_bindings,
     functions_and_classes,
     module_level_statements,
-    module_stores,
     own_method,
 )
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
@@ -139,7 +138,6 @@ class ReceiverTyping:
 
     def __init__(self, facts: ClassView) -> None:
         self._facts = weakref.ref(facts)  # a strong one would keep every module's facts alive (the table's key)
-        self._stores: AttributeStores | None = None
         self._bindings: dict[int, dict[str, list[NameBinding]]] = {}
         self._attributes: dict[tuple[int, str, bool], Types] = {}
         self._provisional: dict[tuple[int, str, bool], Types] = {}
@@ -189,9 +187,7 @@ class ReceiverTyping:
 
     @property
     def stores(self) -> AttributeStores:
-        if self._stores is None:
-            self._stores = module_stores(self.facts.tree)
-        return self._stores
+        return self.facts.attribute_stores
 
     # ----- expressions ------------------------------------------------------------------------
 
@@ -279,9 +275,12 @@ class ReceiverTyping:
     def call(self, call: ast.Call, cls: ast.ClassDef | None, function: FunctionNode | None, depth: int) -> Types:
         name = ex.called_name(call)
         owner, _, last = name.rpartition(".")
+        builds = last[:1].isupper() or (owner.rpartition(".")[2][:1].isupper() and last.startswith("from_"))
+        if builds and self.bound_locally(name.partition(".")[0], function):
+            return None  # a class the function binds itself (`def add(cache, Layer=Other): Layer()`)
         if last[:1].isupper():  # a constructor (classes are named in CapWords)
             return self.built(name, builds_without_config(call))
-        if owner.rpartition(".")[2][:1].isupper() and last.startswith("from_"):
+        if builds:
             return self.built(owner, last == LEGACY_BUILDER)  # `DynamicCache.from_legacy_cache(...)`
         if isinstance(call.func, ast.Attribute):
             receiver = self.of(call.func.value, cls, function, depth + 1)

@@ -39,6 +39,9 @@ class Store(NamedTuple):
     cls: ast.ClassDef | None
     """The class whose method holds the store (None outside a class's methods)."""
     function: FunctionNode | None
+    receiver: ast.expr | None = None
+    """The object whose attribute it is (`cache` in `cache.layers.append(v)`); None for a class
+    body's own binding (`layers = []`)."""
 
 
 class AttributeStores:
@@ -116,7 +119,7 @@ def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, func
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
         record_target(found, node.target, store(node.value), direct=True)
     elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
-        found.add(found.extended, node.target.attr, store(node.value))
+        found.add(found.extended, node.target.attr, store(node.value)._replace(receiver=node.target.value))
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         record_target(found, node.target, store(None), direct=False)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -124,7 +127,7 @@ def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, func
     elif isinstance(node, ast.Call):
         record_call(found, node, store)
     for child in escaping_attributes(node):
-        found.add(found.contents, child.attr, store(None))
+        found.add(found.contents, child.attr, store(None)._replace(receiver=child.value))
 
 
 def record_class_body(found: AttributeStores, cls: ast.ClassDef) -> None:
@@ -150,10 +153,11 @@ def record_target(found: AttributeStores, target: ast.expr, store: Store, direct
     elif isinstance(target, ast.Starred):
         record_target(found, target.value, store._replace(value=None), direct=False)
     elif isinstance(target, ast.Attribute):
-        found.add(found.values, target.attr, store if direct else store._replace(value=None))
+        value = store.value if direct else None
+        found.add(found.values, target.attr, store._replace(value=value, receiver=target.value))
     elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute):
-        single = direct and not isinstance(target.slice, ast.Slice)
-        found.add(found.contents, target.value.attr, store if single else store._replace(value=None))
+        value = store.value if direct and not isinstance(target.slice, ast.Slice) else None
+        found.add(found.contents, target.value.attr, store._replace(value=value, receiver=target.value.value))
 
 
 def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
@@ -203,20 +207,20 @@ _KEPT_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 def record_call(found: AttributeStores, call: ast.Call, store: Callable[[ast.expr | None], Store]) -> None:
     func = call.func
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
-        attribute, method = func.value.attr, func.attr
+        attribute, method, receiver = func.value.attr, func.attr, func.value.value
         position = ADDING_METHODS.get(method)
         if position is not None:
             added = call.args[position] if len(call.args) == position + 1 and not call.keywords else None
-            found.add(found.contents, attribute, store(added))
+            found.add(found.contents, attribute, store(added)._replace(receiver=receiver))
         elif method in EXTENDING_METHODS and len(call.args) == 1:
-            found.add(found.extended, attribute, store(call.args[0]))
+            found.add(found.extended, attribute, store(call.args[0])._replace(receiver=receiver))
         elif method not in KEEPING_METHODS:
-            found.add(found.contents, attribute, store(None))
+            found.add(found.contents, attribute, store(None)._replace(receiver=receiver))
     called = ex.called_name(call)
     if (called == "setattr" or called.endswith(".__setattr__")) and len(call.args) >= 2:
         name = call.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            found.add(found.values, name.value, store(None))
+            found.add(found.values, name.value, store(None)._replace(receiver=call.args[0]))
         else:
             made = store(None)
             own = made.cls is not None and is_own_receiver(call.args[0], made.function)

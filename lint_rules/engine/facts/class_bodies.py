@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_stores import AttributeStores, FunctionNode, is_own_receiver, module_stores
+from lint_rules.engine.facts.attribute_stores import Store as AttributeStore
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
@@ -194,6 +195,21 @@ class ClassBodies(ModuleNames):
         if store.function is None:
             return ex.is_structurally_int(store.value)
         return OutsideCounts(counter_read).is_count(store.value, store.attribute, store.function, store.increment)
+
+    def from_outside(self, stores: list[AttributeStore]) -> list[AttributeStore]:
+        """The stores made on an object other than the own receiver of a method that keeps it (a
+        class body's own bindings aside): `cache.layers.append(v)` in a function."""
+        return [store for store in stores if store.receiver is not None and not self.on_own_receiver(store)]
+
+    @staticmethod
+    def on_own_receiver(store: AttributeStore) -> bool:
+        method, receiver = store.function if store.cls is not None else None, store.receiver
+        return (
+            method is not None
+            and receiver is not None
+            and is_own_receiver(receiver, method)
+            and has_own_receiver(method)
+        )
 
     @functools.cached_property
     def attribute_stores(self) -> AttributeStores:

@@ -28,7 +28,7 @@ from lint_rules.engine.facts.caches import (
 from lint_rules.engine.facts.class_properties import ClassProperties
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
-from lint_rules.engine.facts.held_objects import reads_an_int_property
+from lint_rules.engine.facts.held_objects import constructor, displayed, reads_an_int_property, values_of
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
@@ -369,10 +369,31 @@ class ClassFacts(ClassProperties):
         added = [value for member in self.lineage(cls) for value in self.bindings(member).contents.get(attribute, [])]
         if not all(value is not None and self.is_int_length_object(cls, value) for value in added):
             return False
+        if not self.puts_in_only_int_length_objects(attribute):
+            return False
         values = self.attribute_values(cls, container)
         if values:
             return all(map(self.holds_int_length_objects, values))
         return attribute == "layers" and self.replicated_layer_kind(cls) == INT_LENGTH
+
+    def puts_in_only_int_length_objects(self, attribute: str) -> bool:
+        """From outside the class's own methods (`ClassBodies.from_outside`: `cache.layers.append(v)` in
+        a function), the module binds to `attribute` or puts into it only int-length objects, each
+        built by a constructor the function does not bind itself. Read from the tree only where the
+        text shows such a store may be there (`ClassBodies.suspects`)."""
+        if not self.suspects(self.own_str(), frozenset({attribute})):
+            return True
+        stores = self.attribute_stores
+        if stores.any_attribute or self.from_outside(stores.extended.get(attribute, [])):
+            return False
+        bound = self.from_outside(stores.values.get(attribute, []))
+        put_in = self.from_outside(stores.contents.get(attribute, []))
+        built = [(value, store.function) for store in bound for value in displayed(store.value)]
+        built += [(value, store.function) for store in put_in for value in values_of(store.value, store.function)]
+        return all(
+            value is not None and constructor(value, function) and self.constructed_kind(value) == INT_LENGTH
+            for value, function in built
+        )
 
     def is_int_length_object(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`Layer()` of an int-length class, or `self.layer_class_to_replicate()` replicating one."""

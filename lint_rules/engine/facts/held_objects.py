@@ -91,6 +91,16 @@ def constructor(value: ast.expr | None, function: Function | None) -> str:
     return "" if function is not None and binds(function, root) else name
 
 
+def values_of(value: ast.expr | None, function: Function | None) -> list[ast.expr | None]:
+    """`value` itself; for a name local to `function` (no parameter), every value the function binds
+    it to (`layer = Layer(); cache.layers.append(layer)`), [None] when one is hidden or there is none."""
+    if not isinstance(value, ast.Name):
+        return [value]
+    if function is None or any(argument.arg == value.id for argument in ex.arguments_of(function)):
+        return [None]
+    return bindings_of(function).get(value.id) or [None]
+
+
 def binds(function: Function, name: str) -> bool:
     """`function` binds `name` itself: a parameter or a local."""
     arguments = function.args
