@@ -18,6 +18,7 @@ import dataclasses
 import textwrap
 
 PROVABLY_INT = "every binding of `n` is a count: the length is an int (README Rules)"
+OTHER_OBJECTS = "`Child` inherits the length; an object of it is no `Sub`, whose bindings are another object's"
 REPORTED = ("SLG002",)
 
 
@@ -359,6 +360,8 @@ class Case:
 
     @property
     def silent_because(self) -> str:
+        if self.form.subclass and self.shape.children and not self.shape.sibling:
+            return OTHER_OBJECTS  # in another module, `Cache` is read over every subclass this one defines
         if self.tensor or not self.form.int_followed or self.shape.not_followed:
             return ""
         return PROVABLY_INT

@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from lint_rules.engine import analyze_source
+from lint_rules.findings import Finding
 
 USE = """
 
@@ -16,5 +17,8 @@ def trim(ids, cache: Cache):
 
 
 def codes_with(template: str, more: str) -> list[str]:
-    text = textwrap.dedent(template) + textwrap.dedent(more) + USE
-    return [finding.code for finding in analyze_source(text, "m.py")]
+    return [finding.code for finding in findings_in(textwrap.dedent(template) + textwrap.dedent(more) + USE)]
+
+
+def findings_in(text: str) -> list[Finding]:
+    return analyze_source(text, "m.py")

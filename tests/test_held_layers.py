@@ -7,10 +7,11 @@ stores that may put a tensor-length layer in."""
 from __future__ import annotations
 
 import functools
+import textwrap
 
 import pytest
 
-from tests.module_cases import codes_with
+from tests.module_cases import codes_with, findings_in
 
 CACHE = """\
     import torch
@@ -45,6 +46,11 @@ codes = functools.partial(codes_with, CACHE)
 
 SILENT = {
     "the cache's own layers count ints": "",
+    "a subclass in the module putting an int-length layer in": """
+        class Sub(Cache):
+            def grow(self):
+                self.layers.append(Layer())
+    """,
     "an int-length layer put in from outside counts an int": """
         def grow(cache):
             cache.layers.append(Layer())
@@ -139,6 +145,25 @@ REPORTED = {
                 self = cache
                 self.layers.append(TensorLayer())
     """,
+    "a default of another class's method, evaluated outside it": """
+        SHARED = Cache(1)
+
+
+        class Runner:
+            def run(self, x=[self.layers.append(TensorLayer()) for self in [SHARED]]):
+                pass
+    """,
+    "a subclass in the module rebinding its own layers": """
+        class Sub(Cache):
+            def __init__(self):
+                super().__init__(0)
+                self.layers = [TensorLayer()]
+    """,
+    "a subclass in the module putting a layer in": """
+        class Sub(Cache):
+            def grow(self):
+                self.layers.append(TensorLayer())
+    """,
     "a static method of another class whose parameter is named self": """
         class Runner:
             @staticmethod
@@ -151,3 +176,27 @@ REPORTED = {
 @pytest.mark.parametrize("more", REPORTED.values(), ids=REPORTED.keys())
 def test_must_report(more: str) -> None:
     assert codes(more) == ["SLG002"]
+
+
+CHILD_USE = """
+
+class Child(Cache):
+    pass
+
+
+class Mixed({BASE}):
+    def add(self, layer):
+        self.layers.append(layer)
+
+
+def cut(ids, child: Child):
+    return ids[:, child.get_seq_length():]
+"""
+
+
+@pytest.mark.parametrize("base, reported", [("Cache", False), ("Child", True)], ids=["a-sibling", "a-subclass"])
+def test_an_inherited_length_is_read_over_the_receivers_own_subclasses(base: str, reported: bool) -> None:
+    """`Child` inherits the cache's length. `Mixed` puts any object into the layers: beside `Child` it
+    leaves an object of `Child` an int, below `Child` it may be one."""
+    findings = findings_in(textwrap.dedent(CACHE) + CHILD_USE.replace("{BASE}", base))
+    assert [finding.function for finding in findings] == (["cut"] if reported else [])

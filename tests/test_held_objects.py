@@ -149,6 +149,16 @@ TWINS = {
         "    class LayeredCache:",
         "    Layer.hot_len = property(lambda layer: torch.zeros(1))\n\n\n    class LayeredCache:",
     ),
+    "property bound by a tuple target": (
+        LAYER,
+        "class Layer:",
+        "_, property = 0, functools.cached_property\n\n\n    class Layer:",
+    ),
+    "property bound in the class body": (
+        LAYER,
+        "    def append(",
+        "    property = functools.cached_property\n\n        def append(",
+    ),
     "property rebound in the module": (
         LAYER,
         "class Layer:",
@@ -247,16 +257,31 @@ def test_must_report_twin_a_subclass(sub: str) -> None:
     assert codes(textwrap.dedent(PROPERTY_CACHE).replace("{SUB}", "pass")) == []
 
 
-def test_must_report_twin_a_base_name_bound_twice() -> None:
-    """`Sub` derives from the first `Base`, whose property is a tensor; the name then holds the second."""
+FIRST_BINDINGS = {
+    "a first class statement": "class Base(TBase):\n    pass",
+    "a loop target after long whitespace": "for" + " " * 70 + "Base in [TBase]:\n    pass",
+    "an assignment after a comment ending in class": "# the tensor class\nBase = TBase",
+    "a tuple target": "Base, _ = TBase, 0",
+    "a walrus": "(Base := TBase)",
+    "a match capture": "match TBase:\n    case Base:\n        pass",
+}
+
+
+@pytest.mark.parametrize("first", FIRST_BINDINGS.values(), ids=FIRST_BINDINGS.keys())
+def test_must_report_twin_a_base_name_bound_twice(first: str) -> None:
+    """`Sub` derives from `Base` as first bound, whose property is a tensor; the name then holds the
+    `class Base` whose property is an int."""
     text = """\
         import torch
 
 
-        class Base:
+        class TBase:
             @property
             def n(self):
                 return torch.zeros(1)
+
+
+        {FIRST}
 
 
         class Sub(Base):
@@ -280,7 +305,7 @@ def test_must_report_twin_a_base_name_bound_twice() -> None:
         def trim(input_ids, cache: Holder):
             return input_ids[:, cache.get_seq_length():]
     """
-    assert codes(textwrap.dedent(text)) == ["SLG002"]
+    assert codes(textwrap.dedent(text).replace("{FIRST}", first)) == ["SLG002"]
 
 
 def twin_module(layer: str, cache: str, sub: str = "pass") -> str:

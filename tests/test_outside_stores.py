@@ -186,6 +186,22 @@ REPORTED = {
                 self = cache
                 self.n = torch.zeros(1)
     """,
+    "a default of another class's method, evaluated outside it": """
+        SHARED = Cache()
+
+
+        class Runner:
+            def run(self, x=[0 for self in [SHARED] for self.n in [torch.zeros(1)]]):
+                pass
+    """,
+    "an annotation of another class's method, evaluated outside it": """
+        SHARED = Cache()
+
+
+        class Runner:
+            def run(self) -> [0 for self in [SHARED] for self.n in [torch.zeros(1)]]:
+                pass
+    """,
     "a class body's own name self": """
         class Holder:
             self = Cache()

@@ -66,6 +66,10 @@ class AttributeStores:
         table.setdefault(attribute, []).append(store)
 
 
+MakeStore = Callable[[ast.expr | None, ast.expr], Store]
+"""A store of a value (None: hidden) to an attribute of a receiver, where the walk stands."""
+
+
 def module_stores(tree: ast.Module) -> AttributeStores:
     found = AttributeStores()
     for node, cls, function in nodes_with_context(tree.body, None, None):
@@ -106,8 +110,8 @@ def nested_nodes(
 
 
 def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, function: FunctionNode | None) -> None:
-    def store(value: ast.expr | None) -> Store:
-        return Store(value, cls, function)
+    def store(value: ast.expr | None, receiver: ast.expr) -> Store:
+        return Store(value, cls, function, receiver)
 
     if isinstance(node, ast.ClassDef):
         record_class_body(found, node)
@@ -115,19 +119,19 @@ def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, func
 
     if isinstance(node, ast.Assign):
         for target in node.targets:
-            record_target(found, target, store(node.value), direct=True)
+            record_target(found, target, node.value, store)
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        record_target(found, node.target, store(node.value), direct=True)
+        record_target(found, node.target, node.value, store)
     elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
-        found.add(found.extended, node.target.attr, store(node.value)._replace(receiver=node.target.value))
+        found.add(found.extended, node.target.attr, store(node.value, node.target.value))
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-        record_target(found, node.target, store(None), direct=False)
+        record_target(found, node.target, None, store)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-        record_target(found, node.optional_vars, store(None), direct=False)
+        record_target(found, node.optional_vars, None, store)
     elif isinstance(node, ast.Call):
         record_call(found, node, store)
     for child in escaping_attributes(node):
-        found.add(found.contents, child.attr, store(None)._replace(receiver=child.value))
+        found.add(found.contents, child.attr, store(None, child.value))
 
 
 def record_class_body(found: AttributeStores, cls: ast.ClassDef) -> None:
@@ -146,18 +150,18 @@ def record_class_body(found: AttributeStores, cls: ast.ClassDef) -> None:
                     found.add(found.values, name.id, Store(value if direct else None, cls, None))
 
 
-def record_target(found: AttributeStores, target: ast.expr, store: Store, direct: bool) -> None:
+def record_target(found: AttributeStores, target: ast.expr, value: ast.expr | None, store: MakeStore) -> None:
+    """The attributes a target binds: `value` to a plain one (None: the form hides what each gets)."""
     if isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
-            record_target(found, element, store._replace(value=None), direct=False)
+            record_target(found, element, None, store)
     elif isinstance(target, ast.Starred):
-        record_target(found, target.value, store._replace(value=None), direct=False)
+        record_target(found, target.value, None, store)
     elif isinstance(target, ast.Attribute):
-        value = store.value if direct else None
-        found.add(found.values, target.attr, store._replace(value=value, receiver=target.value))
+        found.add(found.values, target.attr, store(value, target.value))
     elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute):
-        value = store.value if direct and not isinstance(target.slice, ast.Slice) else None
-        found.add(found.contents, target.value.attr, store._replace(value=value, receiver=target.value.value))
+        single = value if not isinstance(target.slice, ast.Slice) else None
+        found.add(found.contents, target.value.attr, store(single, target.value.value))
 
 
 def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
@@ -204,25 +208,25 @@ def kept_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
 _KEPT_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
-def record_call(found: AttributeStores, call: ast.Call, store: Callable[[ast.expr | None], Store]) -> None:
+def record_call(found: AttributeStores, call: ast.Call, store: MakeStore) -> None:
     func = call.func
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute):
         attribute, method, receiver = func.value.attr, func.attr, func.value.value
         position = ADDING_METHODS.get(method)
         if position is not None:
             added = call.args[position] if len(call.args) == position + 1 and not call.keywords else None
-            found.add(found.contents, attribute, store(added)._replace(receiver=receiver))
+            found.add(found.contents, attribute, store(added, receiver))
         elif method in EXTENDING_METHODS and len(call.args) == 1:
-            found.add(found.extended, attribute, store(call.args[0])._replace(receiver=receiver))
+            found.add(found.extended, attribute, store(call.args[0], receiver))
         elif method not in KEEPING_METHODS:
-            found.add(found.contents, attribute, store(None)._replace(receiver=receiver))
+            found.add(found.contents, attribute, store(None, receiver))
     called = ex.called_name(call)
     if (called == "setattr" or called.endswith(".__setattr__")) and len(call.args) >= 2:
         name = call.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            found.add(found.values, name.value, store(None)._replace(receiver=call.args[0]))
+            found.add(found.values, name.value, store(None, call.args[0]))
         else:
-            made = store(None)
+            made = store(None, call.args[0])
             own = made.cls is not None and is_own_receiver(call.args[0], made.function)
             (found.any_own_attribute if own else found.any_attribute).append(made)
 

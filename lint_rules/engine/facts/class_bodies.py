@@ -167,7 +167,9 @@ class ClassBodies(ModuleNames):
         )
 
     def innermost_method_at(self, line: int) -> FunctionNode | None:
-        spanning = [method for method, _ in self._methods if method.lineno <= line <= (method.end_lineno or 0)]
+        """The innermost method whose body holds the line: not its header, whose defaults and
+        annotations the enclosing scope evaluates (where `self` may be anything)."""
+        spanning = [method for method, _ in self._methods if body_start(method) <= line <= (method.end_lineno or 0)]
         return max(spanning, key=lambda method: method.lineno, default=None)
 
     @staticmethod
@@ -284,3 +286,11 @@ class ClassBodies(ModuleNames):
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         return class_lineage(cls, self.classes)
+
+
+def body_start(function: FunctionNode) -> int:
+    """The first line that holds the body alone: after the header's last default or annotation (a
+    body on the header's line counts as the header's)."""
+    header = [function.args, *([function.returns] if function.returns else [])]
+    ends = [getattr(node, "end_lineno", None) or 0 for part in header for node in ast.walk(part)]
+    return max(function.body[0].lineno, max([function.lineno, *ends]) + 1)

@@ -6,25 +6,24 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.class_bodies import ClassBodies
-from lint_rules.engine.facts.module_text import occurrences
+from lint_rules.engine.facts.module_text import may_declare_globals, walrus_lines
+from lint_rules.engine.facts.name_bindings import NameCount, block_statements, declared_global
 from lint_rules.engine.facts.outside_stores import Store
 from lint_rules.engine.facts.returned_values import returns_only_ints
 
 ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__new__", "__init_subclass__", "__class_getitem__")
 """Class-body names that may answer an attribute, or build or change a class, their own way."""
-PROPERTY_BOUND = re.compile(
-    r"(?:^|[\n\r;])[ \t]*property\s*(?::|=(?!=))|\(\s*property\s*:=|\b(?:def|class|as|for|global|nonlocal)\s+property\b"
-    r"|\bimport\b[^\n\r]*\bproperty\b|\bimport\s*\([^)]*\bproperty\b"
-)
+PROPERTY = "property"
 
-CLASS_BEFORE = re.compile(r"\bclass\s+$")
-TARGET_BEFORE = re.compile(r"\b(?:as|for)\s+$")
-BOUND_AFTER = re.compile(r"\s*(?::[^=\n\r]*)?=(?!=)")
-"""Around a name, in the text: the `class` statement that binds it, and other forms that bind it."""
+
+def binds_in_body(cls: ast.ClassDef, name: str) -> bool:
+    """The class body binds `name` itself (a method, an import, any target, a star import)."""
+    names = NameCount(None)
+    names.count(cls.body, plainly_read=True)
+    return names.star_imported or name in names.defined or name in names.otherwise_bound
 
 
 def slot_names(values: list[ast.expr] | None) -> frozenset[str] | None:
@@ -73,7 +72,7 @@ class ClassProperties(ClassBodies):
             seen |= own.class_level.keys()
             bases = [ex.dotted_name(base) for base in member.bases]
             if bases in ([], ["object"]):
-                if not found or self.rebinds_property:
+                if not found or self.may_rebind_property(chain):
                     return frozenset()
                 return frozenset(found) - self.stored_elsewhere(frozenset(found), stores_an_int)
             base = self.classes.get(bases[0]) if len(bases) == 1 else None
@@ -81,24 +80,40 @@ class ClassProperties(ClassBodies):
         return frozenset()
 
     def binds_once(self, name: str) -> bool:
-        """The module binds the class name `name` only by its one `class` statement, as its text shows."""
-        text = self.own_str()
-        if text is None or name in self.alternatives() or not name.isidentifier():
+        """The module binds the class name `name` only by its one `class` statement: nothing else at
+        its top level binds it (`NameCount`: an import, a `def`, any target, a walrus, a match
+        capture), no star import may, and no function declares it `global`."""
+        if name in self.alternatives():
             return False
-        definitions = 0
-        for offset in occurrences(text, name, whole_words=True):
-            before = text[max(0, offset - 64) : offset]
-            if CLASS_BEFORE.search(before):
-                definitions += 1
-            elif TARGET_BEFORE.search(before) or BOUND_AFTER.match(text, offset + len(name)):
-                return False
-        return definitions == 1
+        names = self.top_level_names
+        if names.star_imported or names.defined.get(name) != 1 or name in names.otherwise_bound:
+            return False
+        return name not in self.declared_globals
 
     @functools.cached_property
-    def rebinds_property(self) -> bool:
-        """The module may bind the name `property` (then `@property` may be anything)."""
-        text = self.own_str()
-        return text is None or bool(PROPERTY_BOUND.search(text))
+    def top_level_names(self) -> NameCount:
+        text = self.own_text()
+        names = NameCount(walrus_lines(text) if text is not None else None)
+        names.count(self.tree.body, plainly_read=True)
+        return names
+
+    @functools.cached_property
+    def declared_globals(self) -> set[str]:
+        text = self.own_text()
+        return declared_global(self.tree) if text is None or may_declare_globals(text) else set()
+
+    def may_rebind_property(self, chain: list[ast.ClassDef]) -> bool:
+        """`property` may be something else where a class of `chain` reads it: the module's top level
+        or a function's `global` binds it, the class body does, or the class stands in a function
+        (which may bind it)."""
+        names = self.top_level_names
+        if names.star_imported or {PROPERTY} & {*names.defined, *names.otherwise_bound, *self.declared_globals}:
+            return True
+        return any(id(member) not in self.top_level_classes or binds_in_body(member, PROPERTY) for member in chain)
+
+    @functools.cached_property
+    def top_level_classes(self) -> set[int]:
+        return {id(statement) for statement in block_statements(self.tree.body) if isinstance(statement, ast.ClassDef)}
 
     def family_int_properties(self, cls: ast.ClassDef) -> frozenset[str]:
         """The int properties of `cls` that an object of each of its subclasses in the module answers

@@ -210,9 +210,23 @@ class ClassFacts(ClassProperties):
                 return INT_LENGTH
             return TENSOR_LENGTH if returns_a_tensor(own, self.tensor_attributes(cls)) else ""
         inherited = self.bases_length_kind(cls)
+        if not inherited and self.inherited_method_returns_ints(cls):
+            return INT_LENGTH
         if inherited != INT_LENGTH:
             return inherited
         return INT_LENGTH if self.keeps_int_state(cls) and self.counters_kept_below(cls) else ""
+
+    def inherited_method_returns_ints(self, cls: ast.ClassDef) -> bool:
+        """The source method `cls` inherits through single bases of the module returns only ints on an
+        object of `cls` or of a subclass of it: the base's own answer may be unknown for a subclass
+        of it beside `cls` (one that puts any object into the layers), whose state `cls` has not."""
+        for member in self.lineage(cls):
+            own = self.own_source_method(member)
+            if own is not None:
+                return member is not cls and not is_abstract(own) and self.own_method_returns_ints(cls, own)
+            if len(member.bases) != 1:
+                return False
+        return False
 
     def own_method_returns_ints(
         self, cls: ast.ClassDef, own: ast.FunctionDef | ast.AsyncFunctionDef, over_an_int_base: bool = False
@@ -362,19 +376,31 @@ class ClassFacts(ClassProperties):
         return other.class_named(imported[1]) if other is not None else None
 
     def holds_only_int_length_objects(self, cls: ast.ClassDef, container: ast.expr) -> bool:
-        """`self.layers` holds only int-length objects: it is built from their constructors (or, bound
-        nowhere in the package, by transformers' `Cache` from the class the lineage passes as
-        `layer_class_to_replicate`), and only such objects are put in later (`append`, an item store)."""
+        """`self.layers` holds only int-length objects, in an object of `cls` or of a subclass of it in
+        the module: it is built from their constructors (or, bound nowhere in the package, by
+        transformers' `Cache` from the class the lineage passes as `layer_class_to_replicate`), and
+        only such objects are put in later (`append`, an item store), by the family or from outside."""
         attribute = self_attribute(container)
-        added = [value for member in self.lineage(cls) for value in self.bindings(member).contents.get(attribute, [])]
-        if not all(value is not None and self.is_int_length_object(cls, value) for value in added):
+        subclasses = self.subclasses(cls)  # an object of one may stand where `cls` is expected
+        family = [*self.lineage(cls), *subclasses]
+        added = [value for member in family for value in self.bindings(member).contents.get(attribute, [])]
+        if not all(
+            value is not None and self.is_int_length_object(member, value)
+            for value in added
+            for member in [cls, *subclasses]
+        ):
             return False
         if not self.puts_in_only_int_length_objects(attribute):
+            return False
+        rebound = [value for member in subclasses for value in self.bindings(member).values.get(attribute, [])]
+        if not all(map(self.holds_int_length_objects, rebound)):
             return False
         values = self.attribute_values(cls, container)
         if values:
             return all(map(self.holds_int_length_objects, values))
-        return attribute == "layers" and self.replicated_layer_kind(cls) == INT_LENGTH
+        return attribute == "layers" and all(
+            self.replicated_layer_kind(member) == INT_LENGTH for member in [cls, *subclasses]
+        )
 
     def puts_in_only_int_length_objects(self, attribute: str) -> bool:
         """From outside the class's own methods (`ClassBodies.from_outside`: `cache.layers.append(v)` in
