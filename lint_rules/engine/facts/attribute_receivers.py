@@ -30,8 +30,9 @@ takes it; the overrides of the same module's subclasses count (a receiver `self`
 from __future__ import annotations
 
 import ast
+import functools
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_stores import (
@@ -50,6 +51,7 @@ from lint_rules.engine.facts.attribute_stores import (
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
+from lint_rules.engine.facts.name_bindings import block_statements
 from lint_rules.engine.facts.returned_values import annotated_classes
 
 MAX_DEPTH = 6
@@ -301,9 +303,16 @@ class ReceiverTyping:
         while function is not None:
             if name in self.function_bindings(function):
                 return True
+            if id(function) in self.outermost_functions:
+                return False
             enclosing = self.enclosing.get(id(function))
             function = enclosing[0] if enclosing is not None else None
         return False
+
+    @functools.cached_property
+    def outermost_functions(self) -> set[int]:
+        """The functions no function encloses (read without walking into any), by `id`."""
+        return {id(function) for function in outermost_functions(self.facts.tree.body)}
 
     def function_returns(self, name: str) -> Types:
         """What a module-level function of this module, or one imported from the package, returns;
@@ -572,3 +581,12 @@ def has_base_in_package(view: ClassView, kin: list[ast.ClassDef]) -> bool:
 def has_base_outside(view: ClassView, kin: list[ast.ClassDef]) -> bool:
     """A class of the family derives from a class the package does not define (transformers' `Cache`)."""
     return any(view.class_named(ex.dotted_name(base)) is None for member in kin for base in member.bases)
+
+
+def outermost_functions(body: list[ast.stmt]) -> Iterator[FunctionNode]:
+    """The `def`s of the statements and of their blocks, and of the classes among them."""
+    for statement in block_statements(body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield statement
+        elif isinstance(statement, ast.ClassDef):
+            yield from outermost_functions(statement.body)

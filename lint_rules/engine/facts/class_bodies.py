@@ -169,7 +169,11 @@ class ClassBodies(ModuleNames):
     def innermost_method_at(self, line: int) -> FunctionNode | None:
         """The innermost method whose body holds the line: not its header, whose defaults and
         annotations the enclosing scope evaluates (where `self` may be anything)."""
-        spanning = [method for method, _ in self._methods if body_start(method) <= line <= (method.end_lineno or 0)]
+        spanning = [
+            method
+            for method, _ in self._methods
+            if method.lineno <= line <= (method.end_lineno or 0) and body_start(method) <= line
+        ]
         return max(spanning, key=lambda method: method.lineno, default=None)
 
     @staticmethod
