@@ -9,6 +9,22 @@ import textwrap
 from lint_rules.engine import analyze_source
 from lint_rules.findings import Finding
 
+COUNTER_CACHE = """\
+    import torch
+
+
+    class Cache:
+        def __init__(self):
+            self.n = 0
+
+        def update(self, keys, q_len: int):
+            self.n += q_len
+            return keys
+
+        def get_seq_length(self, layer_idx=0):
+            return self.n
+"""
+"""A cache whose length is an int counter, `n`."""
 USE = """
 
 def trim(ids, cache: Cache):

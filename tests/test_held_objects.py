@@ -264,6 +264,8 @@ FIRST_BINDINGS = {
     "a tuple target": "Base, _ = TBase, 0",
     "a walrus": "(Base := TBase)",
     "a match capture": "match TBase:\n    case Base:\n        pass",
+    "a name bound through builtins": "import builtins\n\nbuiltins.Base = TBase",
+    "an except ... as name (a class defined in the handler derives from it)": "try:\n    pass\nexcept Exception as Base:\n    pass",
 }
 
 

@@ -11,24 +11,9 @@ import textwrap
 import pytest
 
 from lint_rules.engine import analyze_source
-from tests.module_cases import codes_with
+from tests.module_cases import COUNTER_CACHE, codes_with
 
-CACHE = """\
-    import torch
-
-
-    class Cache:
-        def __init__(self):
-            self.n = 0
-
-        def update(self, keys, q_len: int):
-            self.n += q_len
-            return keys
-
-        def get_seq_length(self, layer_idx=0):
-            return self.n
-"""
-codes = functools.partial(codes_with, CACHE)
+codes = functools.partial(codes_with, COUNTER_CACHE)
 
 
 SILENT = {

@@ -96,7 +96,7 @@ class ClassBodies(ModuleNames):
         same-module subclasses (an instance of one may stand where the class is expected). None
         when one of them may bind any attribute (`setattr(self, name, v)`, `self.__dict__`)."""
         if id(cls) not in self._read.int_attributes:
-            members = [*self.lineage(cls), *self.subclasses(cls)]
+            members = self.family(cls)
             bindings = [self.bindings(member) for member in members]
             bound: dict[str, list[ast.expr]] = {}
             for binding in bindings:
@@ -109,7 +109,7 @@ class ClassBodies(ModuleNames):
                 for attribute, values in bound.items()
                 if not opaque and attribute not in called and is_int_counter(values)
             )
-            family = {id(member) for member in [*self.lineage(cls), *self.subclasses(cls)]}
+            family = {id(member) for member in members}
             self._read.int_attributes[id(cls)] = ints - self.stored_elsewhere(
                 ints, lambda store: self.binds_a_count(store, family)
             )
@@ -240,6 +240,12 @@ class ClassBodies(ModuleNames):
     def _method_classes(self) -> dict[int, ast.ClassDef]:
         """The class of each method, by the method's `id`."""
         return {id(method): cls for method, cls in self._methods}
+
+    def family(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """`cls`, its subclasses in the module, and every base of any of them there: the classes whose
+        methods may run on an object that stands where `cls` is expected (`class Both(Mixin, Child)`)."""
+        members = {id(member): member for below in [cls, *self.subclasses(cls)] for member in self.lineage(below)}
+        return list(members.values())
 
     def subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         """The module's classes that have `cls` among their bases, however far up."""

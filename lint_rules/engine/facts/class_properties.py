@@ -9,7 +9,7 @@ import functools
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.class_bodies import ClassBodies
-from lint_rules.engine.facts.module_text import may_declare_globals, walrus_lines
+from lint_rules.engine.facts.module_text import may_declare_globals, occurrences, walrus_lines
 from lint_rules.engine.facts.name_bindings import NameCount, block_statements, declared_global
 from lint_rules.engine.facts.outside_stores import Store
 from lint_rules.engine.facts.returned_values import returns_only_ints
@@ -17,6 +17,7 @@ from lint_rules.engine.facts.returned_values import returns_only_ints
 ATTRIBUTE_HOOKS = ("__getattribute__", "__getattr__", "__new__", "__init_subclass__", "__class_getitem__")
 """Class-body names that may answer an attribute, or build or change a class, their own way."""
 PROPERTY = "property"
+UNSEEN_NAME_BINDERS = ("builtins", "globals", "vars", "sys.modules", "exec", "eval")
 
 
 def binds_in_body(cls: ast.ClassDef, name: str) -> bool:
@@ -83,12 +84,21 @@ class ClassProperties(ClassBodies):
         """The module binds the class name `name` only by its one `class` statement: nothing else at
         its top level binds it (`NameCount`: an import, a `def`, any target, a walrus, a match
         capture), no star import may, and no function declares it `global`."""
-        if name in self.alternatives():
+        if name in self.alternatives() or self.may_bind_names_unseen:
             return False
         names = self.top_level_names
         if names.star_imported or names.defined.get(name) != 1 or name in names.otherwise_bound:
             return False
         return name not in self.declared_globals
+
+    @functools.cached_property
+    def may_bind_names_unseen(self) -> bool:
+        """The text may bind a module's names where no statement shows it: through `builtins`,
+        `globals()`, `vars()`, `sys.modules` or `exec`/`eval`."""
+        text = self.own_str()
+        return text is None or any(
+            next(occurrences(text, word, whole_words=True), -1) >= 0 for word in UNSEEN_NAME_BINDERS
+        )
 
     @functools.cached_property
     def top_level_names(self) -> NameCount:
@@ -107,7 +117,11 @@ class ClassProperties(ClassBodies):
         or a function's `global` binds it, the class body does, or the class stands in a function
         (which may bind it)."""
         names = self.top_level_names
-        if names.star_imported or {PROPERTY} & {*names.defined, *names.otherwise_bound, *self.declared_globals}:
+        if (
+            self.may_bind_names_unseen
+            or names.star_imported
+            or {PROPERTY} & {*names.defined, *names.otherwise_bound, *self.declared_globals}
+        ):
             return True
         return any(id(member) not in self.top_level_classes or binds_in_body(member, PROPERTY) for member in chain)
 

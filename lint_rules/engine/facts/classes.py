@@ -202,6 +202,23 @@ class ClassFacts(ClassProperties):
             return self.transformers_kind(cls.name)
         if self.declarations and self.declared_kind(self.module[0], cls.name):
             return INT_LENGTH
+        kind = self.kind_of_its_own_objects(cls)
+        return "" if kind == INT_LENGTH and not self.overrides_below_count_ints(cls) else kind
+
+    def overrides_below_count_ints(self, cls: ast.ClassDef) -> bool:
+        """Every subclass of `cls` in the module that gives the source method its own body (an object
+        of it may stand where `cls` is expected) counts an int; one that binds the name otherwise
+        (`get_seq_length = f`) may count anything."""
+        for sub in self.subclasses(cls):
+            if self.own_source_method(sub) is not None:
+                if self.length_kind(sub) != INT_LENGTH:
+                    return False
+            elif self.binds_source_method(sub):
+                return False
+        return True
+
+    def kind_of_its_own_objects(self, cls: ast.ClassDef) -> str:
+        """The length of an object built by `cls` itself."""
         own = self.own_source_method(cls)
         if own is not None and is_abstract(own):
             return INT_LENGTH if self.every_subclass_int(cls) else ""
@@ -220,13 +237,20 @@ class ClassFacts(ClassProperties):
         """The source method `cls` inherits through single bases of the module returns only ints on an
         object of `cls` or of a subclass of it: the base's own answer may be unknown for a subclass
         of it beside `cls` (one that puts any object into the layers), whose state `cls` has not."""
+        below = [cls, *self.subclasses(cls)]
+        if any(len(member.bases) != 1 or self.binds_source_method(member) for member in below):
+            return False  # another base's methods may run on an object of `cls` (`class Both(Child, Sibling)`)
         for member in self.lineage(cls):
             own = self.own_source_method(member)
             if own is not None:
                 return member is not cls and not is_abstract(own) and self.own_method_returns_ints(cls, own)
-            if len(member.bases) != 1:
+            if len(member.bases) != 1 or self.binds_source_method(member):
                 return False
         return False
+
+    def binds_source_method(self, cls: ast.ClassDef) -> bool:
+        """The class body binds a source method's name other than by a `def` (`get_seq_length = f`)."""
+        return any(name in self.bindings(cls).class_level for name in self.source_methods)
 
     def own_method_returns_ints(
         self, cls: ast.ClassDef, own: ast.FunctionDef | ast.AsyncFunctionDef, over_an_int_base: bool = False
@@ -382,7 +406,7 @@ class ClassFacts(ClassProperties):
         only such objects are put in later (`append`, an item store), by the family or from outside."""
         attribute = self_attribute(container)
         subclasses = self.subclasses(cls)  # an object of one may stand where `cls` is expected
-        family = [*self.lineage(cls), *subclasses]
+        family = self.family(cls)
         added = [value for member in family for value in self.bindings(member).contents.get(attribute, [])]
         if not all(
             value is not None and self.is_int_length_object(member, value)
@@ -392,7 +416,15 @@ class ClassFacts(ClassProperties):
             return False
         if not self.puts_in_only_int_length_objects(attribute):
             return False
-        rebound = [value for member in subclasses for value in self.bindings(member).values.get(attribute, [])]
+        rebound = [
+            value
+            for member in family
+            if member not in self.lineage(cls)
+            for value in [
+                *self.bindings(member).values.get(attribute, []),
+                *self.bindings(member).class_level.get(attribute, []),
+            ]
+        ]
         if not all(map(self.holds_int_length_objects, rebound)):
             return False
         values = self.attribute_values(cls, container)

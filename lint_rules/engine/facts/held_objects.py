@@ -79,7 +79,7 @@ def built_class(facts: ClassFacts, cls: ast.ClassDef, attribute: str, elements: 
 def opaque_family(facts: ClassFacts, cls: ast.ClassDef) -> bool:
     """`cls`, a base or a subclass of it in the module may bind any of its own attributes
     (`self.__dict__`, `vars(self)`, `setattr(self, name, v)`)."""
-    return any(facts.bindings(member).opaque for member in [*facts.lineage(cls), *facts.subclasses(cls)])
+    return any(facts.bindings(member).opaque for member in facts.family(cls))
 
 
 def constructor(value: ast.expr | None, function: Function | None) -> str:

@@ -90,6 +90,7 @@ class NameCount:
                     self.defined_out_of_plain_reach |= not plainly_read
             else:
                 self.otherwise_bound.update(stored_names(statement, self.may_hold_a_walrus(statement)))
+                self.otherwise_bound.update(handler_names(statement))
                 self.aliases.update(class_alias_targets(statement))
                 inside = plainly_read and isinstance(statement, (ast.If, ast.Try, ast.TryStar))
                 for block in blocks_of(statement):
@@ -160,6 +161,12 @@ def blocks_of(statement: ast.stmt) -> list[list[ast.stmt]]:
     if isinstance(statement, ast.Match):
         return [case.body for case in statement.cases]
     return []
+
+
+def handler_names(statement: ast.stmt) -> list[str]:
+    """`except E as name`: the handler binds the name while it runs (and unbinds it after)."""
+    handlers = statement.handlers if isinstance(statement, (ast.Try, ast.TryStar)) else []
+    return [handler.name for handler in handlers if handler.name]
 
 
 def defined(statement: ast.stmt) -> Iterator[str]:
