@@ -20,6 +20,7 @@ import textwrap
 PROVABLY_INT = "every binding of `n` is a count: the length is an int (README Rules)"
 OTHER_OBJECTS = "`Child` inherits the length; an object of it is no `Sub`, whose bindings are another object's"
 REPORTED = ("SLG002",)
+REPLACED = "a length method bound other than by a `def` may return anything (its body is not read)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -274,6 +275,38 @@ BINDING_FORMS = (
         'def reset(cache):\n    cache.__dict__["n"] = {V}',
         int_followed=False,
         not_followed="a store into another object's `__dict__` may bind any attribute",
+    ),
+    outside(
+        "outside-replaced-method",
+        "Cache.get_seq_length = lambda self, layer_idx=0: {V}",
+        int_followed=False,
+        not_followed=REPLACED,
+    ),
+    outside(
+        "outside-setattr-replaced-method",
+        'setattr(Cache, "get_seq_length", lambda self, layer_idx=0: {V})',
+        int_followed=False,
+        not_followed=REPLACED,
+    ),
+    outside(
+        "outside-instance-method",
+        "def patch(cache):\n    cache.get_seq_length = lambda layer_idx=0: {V}",
+        int_followed=False,
+        not_followed=REPLACED,
+    ),
+    BindingForm(
+        "own-instance-method",
+        members("self.get_seq_length = lambda layer_idx=0: 1"),
+        members("self.get_seq_length = lambda layer_idx=0: mask.sum()"),
+        int_followed=False,
+        not_followed=REPLACED,
+    ),
+    BindingForm(
+        "init-subclass-replaces-the-method",
+        "    def __init_subclass__(cls):\n        cls.get_seq_length = lambda self, layer_idx=0: 1\n",
+        "    def __init_subclass__(cls):\n        cls.get_seq_length = lambda self, layer_idx=0: torch.zeros(1)\n",
+        int_followed=False,
+        not_followed=REPLACED,
     ),
     BindingForm(
         "subclass-rebinds",

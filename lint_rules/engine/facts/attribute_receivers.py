@@ -299,7 +299,10 @@ class ReceiverTyping:
         return frozenset({(self.facts, name + BUILT_WITHOUT_CONFIG if without_config else name)})
 
     def bound_locally(self, name: str, function: FunctionNode | None) -> bool:
-        """The calling function (or one it is nested in) binds the name: not the module's function."""
+        """The calling function (or one it is nested in) binds the name: not the module's function.
+        Outside functions (a class body, a lambda at module level), any scope but the module's may."""
+        if function is None:
+            return name in self.facts.rebound_names
         while function is not None:
             if name in self.function_bindings(function):
                 return True

@@ -103,7 +103,7 @@ def nested_nodes(
     if isinstance(definition, ast.ClassDef):
         parts += [*definition.bases, *definition.keywords]
     else:
-        parts.append(definition.args)
+        parts += [definition.args, *([definition.returns] if definition.returns else [])]
     for part in parts:
         for node in ex.walk_without(part, ex.LEAVES):
             yield node, cls, function
@@ -124,6 +124,11 @@ def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, func
         record_target(found, node.target, node.value, store)
     elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
         found.add(found.extended, node.target.attr, store(node.value, node.target.value))
+    elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+        record_target(found, node.target, None, store)  # `cache.layers[0:0] += [x]` stores the sum back
+    elif isinstance(node, ast.MatchClass):
+        for attribute in node.kwd_attrs:  # `case Cache(layers=found)`: an alias of the attribute
+            found.add(found.contents, attribute, store(None, node.cls))
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         record_target(found, node.target, None, store)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -176,10 +181,11 @@ def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
     for field in kept_fields(type(parent)):
         value = getattr(parent, field, None)
         for child in value if isinstance(value, list) else [value]:
-            if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load):
-                yield child
-            elif isinstance(child, ast.keyword) and isinstance(child.value, ast.Attribute):
-                yield child.value
+            kept = child.value if isinstance(child, ast.keyword) else child
+            if isinstance(kept, ast.Attribute) and isinstance(kept.ctx, ast.Load):
+                yield kept
+                if isinstance(kept.value, ast.Attribute) and kept.attr not in KEEPING_METHODS:
+                    yield kept.value  # `add = cache.layers.append`: the bound method holds the container
 
 
 READ_ONLY_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
@@ -221,14 +227,41 @@ def record_call(found: AttributeStores, call: ast.Call, store: MakeStore) -> Non
         elif method not in KEEPING_METHODS:
             found.add(found.contents, attribute, store(None, receiver))
     called = ex.called_name(call)
-    if (called == "setattr" or called.endswith(".__setattr__")) and len(call.args) >= 2:
-        name = call.args[1]
+    if is_direct_setattr(call):
+        receiver, name, _ = setattr_parts(call)
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            found.add(found.values, name.value, store(None, call.args[0]))
+            found.add(found.values, name.value, store(None, receiver))
         else:
-            made = store(None, call.args[0])
-            own = made.cls is not None and is_own_receiver(call.args[0], made.function)
+            made = store(None, receiver)
+            own = made.cls is not None and is_own_receiver(receiver, made.function)
             (found.any_own_attribute if own else found.any_attribute).append(made)
+    elif called == "setattr" or called.endswith(".__setattr__"):
+        found.any_attribute.append(store(None, call.func))  # its arguments not written out
+    elif (fetched := ex.getattr_of(call)) is not None:  # `getattr(cache, "layers").append(v)`: the attribute
+        found.add(found.contents, fetched[1], store(None, fetched[0]))
+
+
+def is_direct_setattr(call: ast.Call) -> bool:
+    """`setattr(obj, name, v)` or `obj.__setattr__(name, v)` with its arguments written out."""
+    if any(isinstance(argument, ast.Starred) for argument in call.args) or call.keywords:
+        return False
+    if isinstance(call.func, ast.Name) and call.func.id == "setattr":
+        return len(call.args) == 3
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "__setattr__"):
+        return False
+    return len(call.args) == (3 if ex.dotted_name(call.func.value) == "object" else 2)
+
+
+def setattr_parts(call: ast.Call) -> tuple[ast.expr, ast.expr, ast.expr]:
+    """The object, the name and the value of a direct `setattr` (`is_direct_setattr`):
+    `setattr(obj, name, v)`, `object.__setattr__(obj, name, v)`, `obj.__setattr__(name, v)` (`obj`
+    may be `super(C, other)`)."""
+    if len(call.args) == 3:
+        receiver, attribute, value = call.args
+        return receiver, attribute, value
+    assert isinstance(call.func, ast.Attribute)
+    attribute, value = call.args
+    return call.func.value, attribute, value
 
 
 def is_own_receiver(target: ast.expr, function: FunctionNode | None) -> bool:
@@ -318,6 +351,36 @@ def declared_names(node: ast.AST) -> list[str]:
     if isinstance(node, ast.MatchMapping) and node.rest:
         return [node.rest]
     return []
+
+
+SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def names_bound_in_scopes(tree: ast.Module) -> frozenset[str]:
+    """Every name bound in a scope other than the module's own: a parameter, a local, a class body's
+    name, a comprehension's variable (a definition's header counted in with its body)."""
+    found: set[str] = set()
+    pending: list[tuple[ast.AST, bool]] = [(statement, False) for statement in tree.body]
+    while pending:
+        node, nested = pending.pop()
+        if isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif nested and isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif nested and isinstance(node, DECLARING):
+            found.update(declared_names(node))
+        inner = nested or isinstance(node, SCOPES)
+        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return frozenset(found)
 
 
 def module_level_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:

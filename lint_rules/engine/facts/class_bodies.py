@@ -5,12 +5,19 @@ derives from a class of another module."""
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import unicodedata
 from collections.abc import Callable
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import AttributeStores, FunctionNode, is_own_receiver, module_stores
+from lint_rules.engine.facts.attribute_stores import (
+    AttributeStores,
+    FunctionNode,
+    is_own_receiver,
+    module_stores,
+    names_bound_in_scopes,
+)
 from lint_rules.engine.facts.attribute_stores import Store as AttributeStore
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
@@ -29,6 +36,7 @@ from lint_rules.engine.facts.outside_stores import (
     is_static_or_class_method,
     may_bind_any_attribute,
     named_after_other_than_self,
+    named_other_than_called,
     stores_elsewhere,
 )
 from lint_rules.engine.facts.returned_values import is_int_counter
@@ -126,6 +134,32 @@ class ClassBodies(ModuleNames):
                 broken |= suspects if store.attribute == ANY_ATTRIBUTE else {store.attribute}
         return frozenset(broken)
 
+    def binds_on_objects(self, names: frozenset[str], unnamed: bool) -> bool:
+        """The module may bind one of `names` on an object other than a method's own receiver:
+        `Cache.name = f`, `cache.name = f.__get__(cache)`, `setattr(Cache, "name", f)`; with `unnamed`,
+        also a store whose attribute is not written out (`setattr(obj, key, f)`, `vars(obj)[key] =
+        f`). Not a literal or a count. What a class binds on its own objects is `binds_on_own_objects`."""
+        text = self.own_str()
+        if text is not None and not (
+            (unnamed and self.text_may_bind_any_attribute) or any(named_other_than_called(text, n) for n in names)
+        ):
+            return False
+        bound = names | {ANY_ATTRIBUTE} if unnamed else names
+        return any(store.attribute in bound and not is_plain_data(store.value) for store in self._stores_elsewhere)
+
+    def binds_on_own_objects(self, cls: ast.ClassDef, names: frozenset[str]) -> bool:
+        """The class binds one of `names` in its body other than by a `def` (`get_seq_length = f`), or on
+        its own objects (`self.get_seq_length = f`, `cls.get_seq_length = f` in `__init_subclass__`), or
+        may bind any attribute there (`setattr(self, key, f)`)."""
+        bindings = self.bindings(cls)
+        defined = collections.Counter(
+            statement.name
+            for statement in cls.body
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in names
+        )
+        in_body = any(len(bindings.class_level.get(name, [])) > defined[name] for name in names)
+        return bindings.opaque or in_body or not names.isdisjoint(bindings.values)
+
     def own_str(self) -> str | None:
         """The module's text (`own_text`) as a string for searches of names, in the NFKC form Python
         reads identifiers in (`ｓelf` is `self`)."""
@@ -218,6 +252,12 @@ class ClassBodies(ModuleNames):
         )
 
     @functools.cached_property
+    def rebound_names(self) -> frozenset[str]:
+        """Names bound in a scope other than the module's own (`attribute_stores.names_bound_in_scopes`):
+        a constructor called by one of them may build another class there."""
+        return names_bound_in_scopes(self.tree)
+
+    @functools.cached_property
     def attribute_stores(self) -> AttributeStores:
         """Every store of the module to an attribute, by name, on any object (`attribute_stores`)."""
         return module_stores(self.tree)
@@ -296,6 +336,11 @@ class ClassBodies(ModuleNames):
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         return class_lineage(cls, self.classes)
+
+
+def is_plain_data(value: ast.expr | None) -> bool:
+    """A literal or a count: no method, so what replaces one with it makes a call of it fail."""
+    return value is not None and (isinstance(value, ast.Constant) or ex.is_structurally_int(value))
 
 
 def body_start(function: FunctionNode) -> int:

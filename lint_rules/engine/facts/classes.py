@@ -10,6 +10,7 @@ override it. Classes imported from other modules of the same package are read fr
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,9 +29,10 @@ from lint_rules.engine.facts.caches import (
 from lint_rules.engine.facts.class_properties import ClassProperties
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
-from lint_rules.engine.facts.held_objects import constructor, displayed, reads_an_int_property, values_of
+from lint_rules.engine.facts.held_objects import binds, constructor, displayed, reads_an_int_property, values_of
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
+from lint_rules.engine.facts.outside_stores import may_alias_unnamed
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
@@ -90,6 +92,26 @@ class ClassFacts(ClassProperties):
         `transformers.DynamicCache`, a local class, an import from the same package). `as_a_base`:
         the class's own kind, for an object of a subclass whose state the caller checks
         (`keeps_int_state`): other subclasses of it, and what they override, do not count."""
+        return self.unless_replaced(self.named_kind(name, as_a_base))
+
+    def unless_replaced(self, kind: str) -> str:
+        """`kind`, but no int where the module binds a source method by name on an object
+        (`Cache.get_seq_length = f`, `ClassBodies.binds_on_objects`): an object of any class may then
+        answer it with anything."""
+        return "" if kind == INT_LENGTH and self.replaces_a_source_method else kind
+
+    @functools.cached_property
+    def replaces_a_source_method(self) -> bool:
+        return self.binds_on_objects(self.source_methods, unnamed=False)
+
+    @functools.cached_property
+    def may_replace_any_method(self) -> bool:
+        """Also a store whose name is not written out (`setattr(obj, key, f)`): it may replace the
+        length method of an object of the module's own classes. transformers' objects are taken as
+        not changed that way, like any other store into them (docs/limits.md)."""
+        return self.binds_on_objects(self.source_methods, unnamed=True)
+
+    def named_kind(self, name: str, as_a_base: bool) -> str:
         prefix, _, last = name.rpartition(".")
         if prefix:
             kind = self.length_kind_through_module(prefix, last) or self.declared_kind(prefix, last)
@@ -191,7 +213,7 @@ class ClassFacts(ClassProperties):
         if not self._read_a_cycle:
             self._kinds[key] = kind
         self._read_a_cycle = outer_read_a_cycle or self._read_a_cycle
-        return kind
+        return self.unless_replaced(kind)
 
     def declared_kind(self, module: str, name: str) -> str:
         """INT_LENGTH for a class `int-length-classes` declares, else ""."""
@@ -203,6 +225,10 @@ class ClassFacts(ClassProperties):
         if self.declarations and self.declared_kind(self.module[0], cls.name):
             return INT_LENGTH
         kind = self.kind_of_its_own_objects(cls)
+        if kind == INT_LENGTH and self.may_replace_any_method:
+            return ""
+        if kind == INT_LENGTH and any(self.binds_source_method(member) for member in self.lineage(cls)):
+            return ""
         return "" if kind == INT_LENGTH and not self.overrides_below_count_ints(cls) else kind
 
     def overrides_below_count_ints(self, cls: ast.ClassDef) -> bool:
@@ -249,8 +275,8 @@ class ClassFacts(ClassProperties):
         return False
 
     def binds_source_method(self, cls: ast.ClassDef) -> bool:
-        """The class body binds a source method's name other than by a `def` (`get_seq_length = f`)."""
-        return any(name in self.bindings(cls).class_level for name in self.source_methods)
+        """The class binds a source method's name other than by a `def` (`ClassBodies.binds_on_own_objects`)."""
+        return self.binds_on_own_objects(cls, self.source_methods)
 
     def own_method_returns_ints(
         self, cls: ast.ClassDef, own: ast.FunctionDef | ast.AsyncFunctionDef, over_an_int_base: bool = False
@@ -429,9 +455,20 @@ class ClassFacts(ClassProperties):
             return False
         values = self.attribute_values(cls, container)
         if values:
-            return all(map(self.holds_int_length_objects, values))
-        return attribute == "layers" and all(
-            self.replicated_layer_kind(member) == INT_LENGTH for member in [cls, *subclasses]
+            held = all(map(self.holds_int_length_objects, values))
+        else:
+            held = attribute == "layers" and all(
+                self.replicated_layer_kind(member) == INT_LENGTH for member in [cls, *subclasses]
+            )
+        return held and not self.lets_go_of(attribute, family)
+
+    def lets_go_of(self, attribute: str, family: list[ast.ClassDef]) -> bool:
+        """A method of the family hands its own container on as a whole, which may then put anything
+        into it: `helper(self.layers)`, `add = self.layers.append`, `getattr(self, "layers")`."""
+        members = {id(member) for member in family}
+        return any(
+            store.value is None and store.cls is not None and id(store.cls) in members and self.on_own_receiver(store)
+            for store in self.attribute_stores.contents.get(attribute, [])
         )
 
     def puts_in_only_int_length_objects(self, attribute: str) -> bool:
@@ -439,7 +476,8 @@ class ClassFacts(ClassProperties):
         a function), the module binds to `attribute` or puts into it only int-length objects, each
         built by a constructor the function does not bind itself. Read from the tree only where the
         text shows such a store may be there (`ClassBodies.suspects`)."""
-        if not self.suspects(self.own_str(), frozenset({attribute})):
+        text = self.own_str()
+        if not self.suspects(text, frozenset({attribute})) and not (text and may_alias_unnamed(text, attribute)):
             return True
         stores = self.attribute_stores
         if stores.any_attribute or self.from_outside(stores.extended.get(attribute, [])):
@@ -449,7 +487,9 @@ class ClassFacts(ClassProperties):
         built = [(value, store.function) for store in bound for value in displayed(store.value)]
         built += [(value, store.function) for store in put_in for value in values_of(store.value, store.function)]
         return all(
-            value is not None and constructor(value, function) and self.constructed_kind(value) == INT_LENGTH
+            value is not None
+            and constructor(value, function, self.rebound_names)
+            and self.constructed_kind(value) == INT_LENGTH
             for value, function in built
         )
 
@@ -457,7 +497,18 @@ class ClassFacts(ClassProperties):
         """`Layer()` of an int-length class, or `self.layer_class_to_replicate()` replicating one."""
         if isinstance(value, ast.Call) and ex.dotted_name(value.func) == f"self.{REPLICATED_LAYER_CLASS}":
             return self.replicated_layer_kind(cls) == INT_LENGTH
-        return self.constructed_kind(value) == INT_LENGTH
+        return not self.rebound_where_called(value) and self.constructed_kind(value) == INT_LENGTH
+
+    def rebound_where_called(self, value: ast.expr) -> bool:
+        """The class name `value` calls (`Layer()` in a method) may be bound to another class where the
+        call is: in the method (or a function or lambda in it), or in its class's body; anywhere but
+        the module's top level for a call outside a method of a module-level class."""
+        name = ex.called_name(value).partition(".")[0] if isinstance(value, ast.Call) else ""
+        method = self.innermost_method_at(value.lineno)
+        owner = self._method_classes.get(id(method)) if method is not None else None
+        if method is None or owner is None or self.classes.get(owner.name) is not owner:
+            return name in self.rebound_names
+        return binds(method, name) or name in self.bindings(owner).class_level
 
     def replicated_layer_kind(self, cls: ast.ClassDef) -> str | None:
         """The length kind of the class the lineage gives transformers' `Cache` as
@@ -488,7 +539,7 @@ class ClassFacts(ClassProperties):
         """What `super().get_seq_length()` gives in a method of `cls`: its bases' length, read on an
         object of `cls` or of a subclass of it in the module, each of which must bind the counters of
         its transformers bases (`ReleaseFacts.counters`) only to ints."""
-        kind = self.bases_length_kind(cls)
+        kind = self.unless_replaced(self.bases_length_kind(cls))
         return "" if kind == INT_LENGTH and not self.counters_kept_below(cls) else kind
 
     def bases_length_kind(self, cls: ast.ClassDef) -> str:
@@ -557,6 +608,9 @@ class ClassFacts(ClassProperties):
         `known_kind` tells what a name given to a wrapper holds (`EncoderDecoderCache(own, cross)`)."""
         if not isinstance(value, ast.Call):
             return ""
+        return self.unless_replaced(self.called_class_kind(value, known_kind))
+
+    def called_class_kind(self, value: ast.Call, known_kind: KnownKind) -> str:
         name = ex.called_name(value)
         owner, _, method = name.rpartition(".")
         if self.is_transformers_wrapper(name):

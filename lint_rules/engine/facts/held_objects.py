@@ -72,7 +72,7 @@ def built_class(facts: ClassFacts, cls: ast.ClassDef, attribute: str, elements: 
         built += [(store.value, store.function) for store in stores.contents.get(attribute, [])]
     else:
         built = [(store.value, store.function) for store in bound]
-    names = {constructor(value, function) for value, function in built}
+    names = {constructor(value, function, facts.rebound_names) for value, function in built}
     return facts.class_named(names.pop()) if len(names) == 1 and "" not in names else None
 
 
@@ -82,13 +82,14 @@ def opaque_family(facts: ClassFacts, cls: ast.ClassDef) -> bool:
     return any(facts.bindings(member).opaque for member in facts.family(cls))
 
 
-def constructor(value: ast.expr | None, function: Function | None) -> str:
-    """The class name `value` calls (`Layer()`), "" for anything else or a name `function` binds."""
+def constructor(value: ast.expr | None, function: Function | None, rebound: frozenset[str]) -> str:
+    """The class name `value` calls (`Layer()`), "" for anything else, a name `function` binds, or
+    one of `rebound` (names bound in some scope other than the module's: `ClassBodies.rebound_names`)."""
     if not isinstance(value, ast.Call):
         return ""
     name = ex.called_name(value)
     root = name.partition(".")[0]
-    return "" if function is not None and binds(function, root) else name
+    return "" if root in rebound or (function is not None and binds(function, root)) else name
 
 
 def values_of(value: ast.expr | None, function: Function | None) -> list[ast.expr | None]:

@@ -16,7 +16,13 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import FunctionNode, function_bindings, is_own_receiver
+from lint_rules.engine.facts.attribute_stores import (
+    FunctionNode,
+    function_bindings,
+    is_direct_setattr,
+    is_own_receiver,
+    setattr_parts,
+)
 from lint_rules.engine.facts.counters import INT_KEEPING_OPERATORS, CountReader
 from lint_rules.engine.facts.module_text import follows_identifier, lines_of_offsets
 
@@ -68,9 +74,34 @@ def named_after_other_than_self(text: str, name: str) -> bool:
     return False
 
 
+def named_other_than_called(text: str, name: str) -> bool:
+    """`name` occurs in `text` where a store may bind it: quoted (`setattr(x, "name", f)`), or as a
+    whole word followed by what follows a target (`x.name = f`, `x.name += f`, `x.name: T = f`,
+    `x.name, y = ...`, `for x.name in ...`, a comment or a line continuation)."""
+    quoted = f'"{name}"' in text or f"'{name}'" in text
+    return quoted or any(
+        not follows_identifier(text, match.start()) for match in re.finditer(re.escape(name) + TARGET_FOLLOWS, text)
+    )
+
+
+TARGET_FOLLOWS = r"(?=\s*(?:[-+*/%@&|^<>]*=(?!=)|[:,)\]#\\]|in\b))"
+"""What may follow an attribute that a statement binds."""
+
+
 def attribute_mentions(text: str, name: str) -> Iterator[re.Match[str]]:
-    """Each `.name` in the text, a line continuation after the dot included."""
-    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n))*{re.escape(name)}\b", text)
+    """Each `.name` in the text, a line continuation or a comment after the dot included."""
+    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*)*{re.escape(name)}\b", text)
+
+
+def may_alias_unnamed(text: str, name: str) -> bool:
+    """The attribute `name` may be held without `.name` in the text: captured by a class pattern of a
+    `match` (`case Cache(layers=found)`) or fetched by `getattr(cache, "layers")`."""
+    if "case" in text and CASE_LINE.search(text) and name in text:
+        return True
+    return "getattr" in text and (f'"{name}"' in text or f"'{name}'" in text)
+
+
+CASE_LINE = re.compile(r"^[ \t]*case\b", re.MULTILINE)
 
 
 def attribute_lines(text: str, name: str) -> list[int]:
@@ -222,21 +253,15 @@ def only_reads(parent: ast.AST, dictionary: ast.AST) -> bool:
 
 
 def is_dictionary(node: ast.AST) -> bool:
-    """`x.__dict__` or `vars(...)`."""
+    """`x.__dict__`, `vars(...)` or `getattr(x, "__dict__")`."""
     if isinstance(node, ast.Attribute):
         return node.attr == "__dict__"
-    return isinstance(node, ast.Call) and ex.called_name(node) == "vars"
-
-
-def is_direct_setattr(call: ast.Call) -> bool:
-    """`setattr(obj, name, v)` or `obj.__setattr__(name, v)` with its arguments written out."""
-    if any(isinstance(argument, ast.Starred) for argument in call.args) or call.keywords:
+    if not isinstance(node, ast.Call):
         return False
-    if isinstance(call.func, ast.Name) and call.func.id == "setattr":
-        return len(call.args) == 3
-    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "__setattr__"):
-        return False
-    return len(call.args) == (3 if ex.dotted_name(call.func.value) == "object" else 2)
+    called = ex.called_name(node)
+    if called == "getattr":
+        return len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__dict__"
+    return called == "vars"
 
 
 def targets_stored(
@@ -256,11 +281,7 @@ def targets_stored(
 
 def call_stores(call: ast.Call, method: FunctionNode | None) -> Iterator[tuple[str, ast.expr | None]]:
     """`setattr(obj, "n", v)` and `obj.__setattr__("n", v)`, `obj` not the method's own receiver."""
-    if len(call.args) == 3:  # `setattr(obj, name, v)`, `object.__setattr__(obj, name, v)`
-        receiver, attribute, value = call.args
-    else:
-        assert isinstance(call.func, ast.Attribute)
-        receiver, (attribute, value) = call.func.value, call.args
+    receiver, attribute, value = setattr_parts(call)
     if is_own_receiver(receiver, method):
         return
     if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):

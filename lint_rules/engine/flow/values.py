@@ -507,7 +507,11 @@ class ValueWalker:
     def receiver_length_kind(self, receiver: ast.expr, state: State) -> str:
         """`self` in a class of that length kind (`super()`: its bases), a name known to hold such a
         cache, `DynamicCache(...)`, `StaticCache(...)` or a model's outputs given one
-        (`out.past_key_values`): INT_LENGTH, TENSOR_LENGTH or "" (unknown)."""
+        (`out.past_key_values`): INT_LENGTH, TENSOR_LENGTH or "" (unknown; never an int where the
+        module binds a length method on an object: `ClassFacts.unless_replaced`)."""
+        return self.module.classes.unless_replaced(self.known_receiver_kind(receiver, state))
+
+    def known_receiver_kind(self, receiver: ast.expr, state: State) -> str:
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
         if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
             return self.module.classes.length_kind(cls)

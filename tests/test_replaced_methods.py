@@ -1,0 +1,103 @@
+"""A length method bound other than by a `def` (`ClassFacts.unless_replaced`): where the module binds
+`get_seq_length` on an object (`Cache.get_seq_length = f`, `cache.get_seq_length = f.__get__(cache)`,
+`setattr(Cache, "get_seq_length", f)`), an object of any class may answer it with anything,
+transformers' classes included; a name not written out (`setattr(obj, key, f)`) may do so for the
+module's own classes. The binding forms on the module's own class are in
+the class fact matrix (`tests/class_fact_matrix.py`); here, transformers' classes and what must stay
+silent, with the reason."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.module_cases import COUNTER_CACHE, codes_with, findings_in
+
+DYNAMIC = """\
+    import torch
+    from transformers import DynamicCache
+
+
+    def built(ids):
+        cache = DynamicCache()
+        return ids[:, cache.get_seq_length():]
+"""
+
+
+def codes_of_dynamic(more: str) -> list[str]:
+    return [finding.code for finding in findings_in(textwrap.dedent(DYNAMIC) + textwrap.dedent(more))]
+
+
+REPLACING = {
+    "the class's method, at module level": """
+        DynamicCache.get_seq_length = lambda self, layer_idx=0: torch.zeros((), dtype=torch.long)
+    """,
+    "the class's method, by setattr": """
+        setattr(DynamicCache, "get_seq_length", lambda self, layer_idx=0: torch.zeros(()))
+    """,
+    "one object's method, bound to it (recurrent_gemma's patch)": """
+        def _length(self, layer_idx=0):
+            return self.layers[0].keys.sum()
+
+
+        def patch(cache):
+            cache.get_seq_length = _length.__get__(cache)
+    """,
+}
+
+
+@pytest.mark.parametrize("more", REPLACING.values(), ids=REPLACING.keys())
+def test_a_transformers_class_whose_length_method_is_replaced_is_reported(more: str) -> None:
+    assert codes_of_dynamic(more) == ["SLG002"]
+
+
+def test_without_a_replacement_a_dynamic_cache_counts_an_int() -> None:
+    assert codes_of_dynamic("") == []
+
+
+SILENT = {
+    "another method replaced (get_usable_length is no source method)": """
+        DynamicCache.get_usable_length = lambda self, new_seq_length, layer_idx=0: self.get_seq_length(layer_idx)
+    """,
+    "a bound method read, not bound": """
+        def length_of(cache):
+            read = cache.get_seq_length
+            return read
+    """,
+    "the method's name asked, not bound": """
+        def has_length(cache):
+            return hasattr(cache, "get_seq_length")
+    """,
+    "a literal stored under any name: calling it fails, it returns no tensor": """
+        def reset(cache, name):
+            setattr(cache, name, 0)
+    """,
+}
+
+
+@pytest.mark.parametrize("more", SILENT.values(), ids=SILENT.keys())
+def test_must_stay_silent(more: str) -> None:
+    assert codes_of_dynamic(more) == []
+    assert codes_with(COUNTER_CACHE, more.replace("DynamicCache", "Cache")) == []
+
+
+def test_a_name_not_written_out_may_replace_the_length_of_the_modules_own_classes() -> None:
+    """`setattr(obj, key, f)` may bind `get_seq_length` on an object of the module's class; on
+    transformers' objects it is not followed, like any other store into them (docs/limits.md)."""
+    more = """
+        def patch(cache, name, method):
+            setattr(cache, name, method)
+    """
+    assert codes_with(COUNTER_CACHE, more) == ["SLG002"]
+
+
+def test_a_replacement_in_another_class_method_reaches_every_class() -> None:
+    """`type(other).get_seq_length = f` in a method of another class binds it on that object's class."""
+    more = """
+        class Patcher:
+            def apply(self, cache):
+                type(cache).get_seq_length = lambda this, layer_idx=0: torch.zeros(())
+    """
+    assert codes_with(COUNTER_CACHE, more) == ["SLG002"]
+    assert codes_of_dynamic(more) == ["SLG002"]
