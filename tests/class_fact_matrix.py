@@ -294,6 +294,19 @@ BINDING_FORMS = (
         int_followed=False,
         not_followed=REPLACED,
     ),
+    outside(
+        "outside-replaced-init",
+        "class Other:\n    def __init__(self):\n        self.n = {V}\n\n\nCache.__init__ = Other.__init__",
+        int_followed=False,
+        not_followed="a method of the class replaced from outside is not read",
+    ),
+    outside(
+        "outside-class-swap",
+        "class Other:\n    def get_seq_length(self, layer_idx=0):\n        return {V}\n\n\n"
+        "def swap(cache):\n    cache.__class__ = Other",
+        int_followed=False,
+        not_followed="an object whose class is replaced runs another class's methods",
+    ),
     BindingForm(
         "own-instance-method",
         members("self.get_seq_length = lambda layer_idx=0: 1"),

@@ -221,6 +221,15 @@ def test_store_form(form: StoreForm, layer: str) -> None:
     assert codes(form.code.replace("{L}", layer) + "\n") == ([] if silent else ["SLG002"])
 
 
+@pytest.mark.parametrize(
+    "patch",
+    ["Layer.__new__ = lambda cls: TensorLayer()", "Layer.__init__ = TensorLayer.__init__", "setattr(Layer, 'n', None)"],
+)
+def test_the_int_layers_class_patched_from_outside_is_not_read(patch: str) -> None:
+    """The cache's own `Layer()` objects are read through `Layer`'s methods, which are then others."""
+    assert codes(patch + "\n") == ["SLG002"]
+
+
 def test_a_parameter_put_in_may_be_any_layer() -> None:
     assert codes("def hack(cache, layer):\n    cache.layers.append(layer)\n") == ["SLG002"]
 

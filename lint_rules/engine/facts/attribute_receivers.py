@@ -282,8 +282,8 @@ class ReceiverTyping:
             return None  # a class the function binds itself (`def add(cache, Layer=Other): Layer()`)
         if last[:1].isupper():  # a constructor (classes are named in CapWords)
             return self.built(name, builds_without_config(call))
-        if builds:
-            return self.built(owner, last == LEGACY_BUILDER)  # `DynamicCache.from_legacy_cache(...)`
+        if builds:  # `DynamicCache.from_legacy_cache(...)`
+            return self.built(owner, last == LEGACY_BUILDER) if self.facts.builds_its_own_class(owner, last) else None
         if isinstance(call.func, ast.Attribute):
             receiver = self.of(call.func.value, cls, function, depth + 1)
             if receiver is None:

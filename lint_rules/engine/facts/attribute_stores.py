@@ -129,6 +129,8 @@ def record(found: AttributeStores, node: ast.AST, cls: ast.ClassDef | None, func
     elif isinstance(node, ast.MatchClass):
         for attribute in node.kwd_attrs:  # `case Cache(layers=found)`: an alias of the attribute
             found.add(found.contents, attribute, store(None, node.cls))
+        if node.patterns:  # `case Cache(found)`: the attribute `__match_args__` names, any of them
+            found.any_attribute.append(store(None, node.cls))
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         record_target(found, node.target, None, store)
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -195,7 +197,7 @@ READ_ONLY_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {
     ast.If: ("test",),
     ast.While: ("test",),
     ast.IfExp: ("test",),
-    ast.Assert: ("test", "msg"),
+    ast.Assert: ("test",),  # its `msg` goes into the exception, which a handler may read
     ast.Expr: ("value",),
     ast.Call: ("func",),
 }

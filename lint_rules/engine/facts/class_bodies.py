@@ -35,6 +35,7 @@ from lint_rules.engine.facts.outside_stores import (
     has_own_receiver,
     is_static_or_class_method,
     may_bind_any_attribute,
+    may_store_on_a_class,
     named_after_other_than_self,
     named_other_than_called,
     stores_elsewhere,
@@ -146,6 +147,21 @@ class ClassBodies(ModuleNames):
             return False
         bound = names | {ANY_ATTRIBUTE} if unnamed else names
         return any(store.attribute in bound and not is_plain_data(store.value) for store in self._stores_elsewhere)
+
+    def patched_from_outside(self, cls: ast.ClassDef) -> bool:
+        """The module binds an attribute on the class object itself outside its body (`Cache.__init__ =
+        f`, `Cache.update = Other.update`, `setattr(Cache, "n", v)`), or on the class of an object
+        (`type(cache).update = f`): any method, or any default, of it may then be another."""
+        text = self.own_str()
+        if text is not None and not may_store_on_a_class(text, cls.name):
+            return False
+        stores = self.attribute_stores
+        return any(
+            store.receiver is not None and names_a_class(store.receiver, cls.name)
+            for table in (stores.values, stores.extended)
+            for bound in table.values()
+            for store in bound
+        )
 
     def binds_on_own_objects(self, cls: ast.ClassDef, names: frozenset[str]) -> bool:
         """The class binds one of `names` in its body other than by a `def` (`get_seq_length = f`), or on
@@ -339,8 +355,15 @@ class ClassBodies(ModuleNames):
 
 
 def is_plain_data(value: ast.expr | None) -> bool:
-    """A literal or a count: no method, so what replaces one with it makes a call of it fail."""
-    return value is not None and (isinstance(value, ast.Constant) or ex.is_structurally_int(value))
+    """A literal: no method, so what replaces one with it makes a call of it fail."""
+    return isinstance(value, ast.Constant)
+
+
+def names_a_class(receiver: ast.expr, name: str) -> bool:
+    """`name` itself, or the class of some object (`type(obj)`, `obj.__class__`)."""
+    if isinstance(receiver, ast.Call):
+        return ex.called_name(receiver) == "type"
+    return ex.dotted_name(receiver) == name or (isinstance(receiver, ast.Attribute) and receiver.attr == "__class__")
 
 
 def body_start(function: FunctionNode) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_stores import own_method
 from lint_rules.engine.facts.attributes import (
     self_attribute,
 )
@@ -29,6 +30,7 @@ from lint_rules.engine.facts.caches import (
 from lint_rules.engine.facts.class_properties import ClassProperties
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
+from lint_rules.engine.facts.definitions import statements_within
 from lint_rules.engine.facts.held_objects import binds, constructor, displayed, reads_an_int_property, values_of
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
@@ -102,7 +104,8 @@ class ClassFacts(ClassProperties):
 
     @functools.cached_property
     def replaces_a_source_method(self) -> bool:
-        return self.binds_on_objects(self.source_methods, unnamed=False)
+        """Also `obj.__class__ = Other`: the object's methods are then another class's."""
+        return self.binds_on_objects(self.source_methods | {"__class__"}, unnamed=False)
 
     @functools.cached_property
     def may_replace_any_method(self) -> bool:
@@ -227,6 +230,8 @@ class ClassFacts(ClassProperties):
         kind = self.kind_of_its_own_objects(cls)
         if kind == INT_LENGTH and self.may_replace_any_method:
             return ""
+        if kind == INT_LENGTH and any(self.patched_from_outside(member) for member in self.family(cls)):
+            return ""
         if kind == INT_LENGTH and any(self.binds_source_method(member) for member in self.lineage(cls)):
             return ""
         return "" if kind == INT_LENGTH and not self.overrides_below_count_ints(cls) else kind
@@ -297,6 +302,8 @@ class ClassFacts(ClassProperties):
             receiver = ex.getter_receiver(value)
             return receiver is not None and ex.is_super_call(receiver)
 
+        if not runs_its_own_body(own):
+            return False
         return returns_only_ints(own, self.int_attributes(cls) | self.family_int_properties(cls), delegated)
 
     def every_subclass_int(self, cls: ast.ClassDef) -> bool:
@@ -618,8 +625,22 @@ class ClassFacts(ClassProperties):
         if method[:1].isupper():
             return self.built_kind(name, builds_without_config(value))
         if owner.rpartition(".")[2][:1].isupper() and method.startswith("from_"):
-            return self.built_kind(owner, method == LEGACY_BUILDER)
+            return self.built_kind(owner, method == LEGACY_BUILDER) if self.builds_its_own_class(owner, method) else ""
         return ""  # a function or a method call, not a class (classes are named in CapWords)
+
+    def builds_its_own_class(self, owner: str, method: str) -> bool:
+        """`Owner.from_x(...)` gives an object of `Owner` (or of the class it is called on): a class of the
+        package whose lineage defines the method returns only `cls(...)`, its own name's call, or a local
+        bound only to one; transformers' classes by the table (their `from_*` return `cls(...)`)."""
+        found = self.class_named(owner)
+        if found is None:
+            return True
+        facts, cls = found
+        for member in facts.lineage(cls):
+            defined = own_method(member, method)
+            if defined is not None:
+                return returns_its_class(defined, {member.name, cls.name})
+        return not facts.has_base_elsewhere(facts.lineage(cls)[-1])
 
     def built_kind(self, name: str, without_config: bool) -> str:
         """The length kind of a new object of the class `name`; `without_config`: built from no config (a
@@ -665,3 +686,29 @@ _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarat
 
 
 """Two ints give an int (`/` gives a float)."""
+
+
+def runs_its_own_body(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """No decorator but `abstractmethod`: any other may put another function, or another receiver, in
+    the method's place."""
+    return all(ex.dotted_name(decorator).rpartition(".")[2] == "abstractmethod" for decorator in method.decorator_list)
+
+
+def returns_its_class(method: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> bool:
+    """Every `return` of the class method gives a new object of the class it is called on: `cls(...)`,
+    a call of one of `names`, or a local bound only to one of those."""
+    decorators = {ex.dotted_name(decorator) for decorator in method.decorator_list}
+    if not decorators <= {"classmethod", "staticmethod"}:
+        return False
+    arguments = ex.arguments_of(method)
+    builders = names | ({arguments[0].arg} if arguments and "classmethod" in decorators else set())
+
+    def builds(value: ast.expr | None) -> bool:
+        return isinstance(value, ast.Call) and ex.called_name(value) in builders
+
+    returned = [
+        node.value for node in statements_within(method.body, into_definitions=False) if isinstance(node, ast.Return)
+    ]
+    return bool(returned) and all(
+        builds(value) or all(builds(bound) for bound in values_of(value, method)) for value in returned
+    )

@@ -84,6 +84,17 @@ def named_other_than_called(text: str, name: str) -> bool:
     )
 
 
+def may_store_on_a_class(text: str, name: str) -> bool:
+    """The text may bind an attribute on the class `name` or on an object's class: `name.x = v`,
+    `type(obj).x = v`, `obj.__class__.x = v`, or `setattr` (the tree tells on which object)."""
+    if "setattr" in text or "__class__" in text:
+        return True
+    on_class = re.finditer(re.escape(name) + r"\s*\.\s*\w+" + TARGET_FOLLOWS, text)
+    return any(not follows_identifier(text, match.start()) for match in on_class) or bool(
+        re.search(r"type\s*\([^()]*\)\s*\.\s*\w+" + TARGET_FOLLOWS, text)
+    )
+
+
 TARGET_FOLLOWS = r"(?=\s*(?:[-+*/%@&|^<>]*=(?!=)|[:,)\]#\\]|in\b))"
 """What may follow an attribute that a statement binds."""
 

@@ -1,0 +1,93 @@
+"""What a class's own code may put in place of its objects: a `from_*` class method is read as
+building the class it is called on only where it returns `cls(...)` or the class's own call
+(`ClassFacts.builds_its_own_class`), and a length method's body is read only where no decorator
+may put another function, or another receiver, in its place (`classes.runs_its_own_body`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.module_cases import COUNTER_CACHE, codes_with
+
+TENSOR_CACHE = """
+    class TensorCache:
+        def get_seq_length(self, layer_idx=0):
+            return torch.zeros(())
+
+"""
+BUILT = """
+    class Sub(Cache):
+        @classmethod
+        def from_parts(cls, parts):
+    {BODY}
+
+
+    def rebuilt(ids, parts):
+        cache = Sub.from_parts(parts)
+        return ids[:, cache.get_seq_length():]
+"""
+
+
+def codes_built(body: str) -> list[str]:
+    indented = "\n".join("            " + line for line in body.splitlines())
+    return codes_with(COUNTER_CACHE, TENSOR_CACHE + BUILT.replace("    {BODY}", indented))
+
+
+BUILDS_ITS_CLASS = {
+    "cls(...)": "return cls()",
+    "the class's own name": "return Sub()",
+    "a local bound to cls(...)": "cache = cls()\nfor part in parts:\n    cache.update(part, 1)\nreturn cache",
+    "None on another path, on which the call fails": "if parts:\n    return cls()",
+}
+
+
+@pytest.mark.parametrize("body", BUILDS_ITS_CLASS.values(), ids=BUILDS_ITS_CLASS.keys())
+def test_a_builder_that_returns_its_class_counts_the_class_length(body: str) -> None:
+    assert codes_built(body) == []
+
+
+BUILDS_ANOTHER = {
+    "another class": "return TensorCache()",
+    "a parameter": "return parts",
+    "a local bound to another class on one path": "cache = cls()\nif not parts:\n    cache = TensorCache()\nreturn cache",
+}
+
+
+@pytest.mark.parametrize("body", BUILDS_ANOTHER.values(), ids=BUILDS_ANOTHER.keys())
+def test_a_builder_that_may_return_another_object_is_reported(body: str) -> None:
+    assert codes_built(body) == ["SLG002"]
+
+
+def test_a_builder_under_another_decorator_is_not_read() -> None:
+    module = TENSOR_CACHE + BUILT.replace("@classmethod", "@classmethod\n        @functools.cache")
+    indented = module.replace("    {BODY}", "            return cls()")
+    assert codes_with(COUNTER_CACHE, "\n    import functools\n" + indented) == ["SLG002"]
+
+
+SWAPPED = """
+    def swap(method):
+        def run(self, *args):
+            return method(TensorCache(), *args)
+
+        return run
+
+
+    class Sub(Cache):
+        {DECORATOR}
+        def get_seq_length(self, layer_idx=0):
+            return self.n
+
+
+    def cut(ids, cache: Sub):
+        return ids[:, cache.get_seq_length():]
+"""
+
+
+def test_a_decorated_length_method_is_not_read() -> None:
+    """`swap` runs the body on another object: `self.n` is no longer this object's counter. The base,
+    which a `Sub` may stand for, is unknown too."""
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + SWAPPED.replace("{DECORATOR}", "@swap")) == ["SLG002", "SLG002"]
+
+
+def test_without_the_decorator_the_counter_is_read() -> None:
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + SWAPPED.replace("{DECORATOR}", "")) == []
