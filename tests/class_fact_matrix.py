@@ -295,6 +295,10 @@ BINDING_FORMS = (
         not_followed=REPLACED,
     ),
     outside(
+        "outside-method-run-on-the-cache",
+        "class Patcher:\n    def patch(self):\n        self.n = {V}\n\n\ndef hack(cache):\n    Patcher.patch(cache)",
+    ),
+    outside(
         "outside-replaced-init",
         "class Other:\n    def __init__(self):\n        self.n = {V}\n\n\nCache.__init__ = Other.__init__",
         int_followed=False,

@@ -1,7 +1,9 @@
 """What a class's own code may put in place of its objects: a `from_*` class method is read as
 building the class it is called on only where it returns `cls(...)` or the class's own call
-(`ClassFacts.builds_its_own_class`), and a length method's body is read only where no decorator
-may put another function, or another receiver, in its place (`classes.runs_its_own_body`)."""
+(`ClassFacts.builds_its_own_class`), a length method's body is read only where no decorator may put
+another function, or another receiver, in its place (`classes.runs_its_own_body`), and `self` is
+not read as the class in a method that a call runs on another object (`Sub.cut(other)`,
+`ClassBodies.methods_run_on_others`)."""
 
 from __future__ import annotations
 
@@ -91,3 +93,29 @@ def test_a_decorated_length_method_is_not_read() -> None:
 
 def test_without_the_decorator_the_counter_is_read() -> None:
     assert codes_with(COUNTER_CACHE, TENSOR_CACHE + SWAPPED.replace("{DECORATOR}", "")) == []
+
+
+RUN_ON_ANOTHER = """
+    class Sub(Cache):
+        def cut(self, ids):
+            return ids[:, self.get_seq_length():]
+
+
+    def run(ids, other):
+        return {CALL}
+"""
+
+
+def test_a_method_run_on_another_object_does_not_read_self_as_its_class() -> None:
+    """`Sub.cut(other, ids)` runs `cut` with `self` bound to `other`, which may be any cache."""
+    assert codes_with(
+        COUNTER_CACHE, TENSOR_CACHE + RUN_ON_ANOTHER.replace("{CALL}", "Sub.cut(TensorCache(), ids)")
+    ) == ["SLG002"]
+
+
+def test_a_method_run_on_its_own_objects_reads_self_as_its_class() -> None:
+    """Silent: `Sub(...).cut(ids)` and the old-style `Sub.cut(self, ids)` from a subclass's method both
+    run `cut` on an object of `Sub`."""
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + RUN_ON_ANOTHER.replace("{CALL}", "Sub().cut(ids)")) == []
+    old_style = "\n    class Again(Sub):\n        def cut_again(self, ids):\n            return Sub.cut(self, ids)\n"
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + RUN_ON_ANOTHER.replace("{CALL}", "ids") + old_style) == []

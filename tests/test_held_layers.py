@@ -143,6 +143,11 @@ STORE_FORMS = (
     ),
     StoreForm("subclass-puts-in", in_subclass("self.layers.append({L}())")),
     StoreForm(
+        "another-class-method-run-on-the-cache",
+        "class Model:\n    def grow(self):\n        self.layers.append({L}())\n\n\n"
+        "def hack(cache):\n    Model.grow(cache)",
+    ),
+    StoreForm(
         "subclass-rebinds",
         "class Sub(Cache):\n    def __init__(self):\n        super().__init__(0)\n        self.layers = [{L}()]",
     ),

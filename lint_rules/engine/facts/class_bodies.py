@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import collections
 import functools
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -22,9 +23,9 @@ from lint_rules.engine.facts.attribute_stores import Store as AttributeStore
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
-from lint_rules.engine.facts.definitions import class_lineage
+from lint_rules.engine.facts.definitions import Definition, class_lineage
 from lint_rules.engine.facts.module_names import ModuleNames
-from lint_rules.engine.facts.module_text import may_nest_classes
+from lint_rules.engine.facts.module_text import follows_identifier, may_nest_classes
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
     OutsideCounts,
@@ -226,9 +227,33 @@ class ClassBodies(ModuleNames):
         ]
         return max(spanning, key=lambda method: method.lineno, default=None)
 
-    @staticmethod
-    def keeps_self(method: FunctionNode) -> bool:
-        return first_parameter(method) == "self" and has_own_receiver(method)
+    def keeps_self(self, method: FunctionNode) -> bool:
+        return first_parameter(method) == "self" and self.has_own_receiver(method)
+
+    def has_own_receiver(self, method: FunctionNode) -> bool:
+        """`outside_stores.has_own_receiver`, and no call runs the method on another object
+        (`methods_run_on_others`)."""
+        return has_own_receiver(method) and method.name not in self.methods_run_on_others
+
+    def runs_on_others(self, definition: Definition | None) -> bool:
+        """A method of the module that some call runs on another object (`methods_run_on_others`)."""
+        node = definition.node if definition is not None else None
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in self.methods_run_on_others
+
+    @functools.cached_property
+    def methods_run_on_others(self) -> frozenset[str]:
+        """The names of methods a call runs through a class of the module on an object given first
+        (`Model.grow(cache)`): not on the caller's own receiver (`Base.__init__(self)`), so their
+        first parameter may be any object."""
+        text = self.own_str()
+        if text is None:
+            return frozenset(method.name for method, _ in self._methods)
+        return frozenset(
+            match.group(1)
+            for name in self.classes
+            for match in re.finditer(re.escape(name) + CALL_THROUGH_THE_CLASS, text)
+            if not follows_identifier(text, match.start()) and match.group(2) not in ("self", "cls")
+        )
 
     @functools.cached_property
     def methods_with_self(self) -> int:
@@ -257,14 +282,13 @@ class ClassBodies(ModuleNames):
         class body's own bindings aside): `cache.layers.append(v)` in a function."""
         return [store for store in stores if store.receiver is not None and not self.on_own_receiver(store)]
 
-    @staticmethod
-    def on_own_receiver(store: AttributeStore) -> bool:
+    def on_own_receiver(self, store: AttributeStore) -> bool:
         method, receiver = store.function if store.cls is not None else None, store.receiver
         return (
             method is not None
             and receiver is not None
             and is_own_receiver(receiver, method)
-            and has_own_receiver(method)
+            and self.has_own_receiver(method)
         )
 
     @functools.cached_property
@@ -280,7 +304,7 @@ class ClassBodies(ModuleNames):
 
     @functools.cached_property
     def _stores_elsewhere(self) -> list[Store]:
-        return stores_elsewhere(self.tree)
+        return stores_elsewhere(self.tree, self.methods_run_on_others)
 
     @functools.cached_property
     def _methods(self) -> list[tuple[FunctionNode, ast.ClassDef]]:
@@ -352,6 +376,10 @@ class ClassBodies(ModuleNames):
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         return class_lineage(cls, self.classes)
+
+
+CALL_THROUGH_THE_CLASS = r"\s*\.\s*(\w+)\s*\(\s*(\w*)"
+"""After a class's name: `.method(first, ...)`, a method run through its class, with its first argument."""
 
 
 def is_plain_data(value: ast.expr | None) -> bool:

@@ -129,12 +129,12 @@ DEF_WITH_SELF = re.compile(r"def\s+\w+\s*\(\s*self\b")
 """Without a leading `\\b`, which would keep `re` from searching for the literal `def` first."""
 
 
-def stores_elsewhere(tree: ast.Module) -> list[Store]:
+def stores_elsewhere(tree: ast.Module, run_on_others: frozenset[str] = frozenset()) -> list[Store]:
     """Every store to an attribute of an object other than the own receiver of the method the store
     is in (ANY_ATTRIBUTE for a name not written out)."""
     return [
         store
-        for node, function, method in nodes_with_context(tree.body, None, None)
+        for node, function, method in nodes_with_context(tree.body, None, None, run_on_others)
         for store in outside_stores(node, function, method)
     ]
 
@@ -143,19 +143,22 @@ Context = tuple[ast.AST, FunctionNode | None, FunctionNode | None]
 
 
 def nodes_with_context(
-    body: list[ast.stmt], function: FunctionNode | None, method: FunctionNode | None
+    body: list[ast.stmt], function: FunctionNode | None, method: FunctionNode | None, others: frozenset[str]
 ) -> Iterator[Context]:
-    """Every node of the statements, with the `def` it is in and that `def` when it is a method."""
+    """Every node of the statements, with the `def` it is in and that `def` when it is a method that
+    keeps its receiver (`others`: the names of methods some call runs on another object)."""
     for statement in body:
-        yield from nodes_under(statement, function, method)
+        yield from nodes_under(statement, function, method, others)
 
 
-def nodes_under(node: ast.AST, function: FunctionNode | None, method: FunctionNode | None) -> Iterator[Context]:
+def nodes_under(
+    node: ast.AST, function: FunctionNode | None, method: FunctionNode | None, others: frozenset[str]
+) -> Iterator[Context]:
     pending = [node]
     while pending:
         current = pending.pop()
         if isinstance(current, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield from definition_nodes(current, function, method)
+            yield from definition_nodes(current, function, method, others)
             continue
         yield current, function, method
         for child in ast.iter_child_nodes(current):
@@ -168,21 +171,25 @@ def nodes_under(node: ast.AST, function: FunctionNode | None, method: FunctionNo
 
 
 def definition_nodes(
-    definition: ast.ClassDef | FunctionNode, function: FunctionNode | None, method: FunctionNode | None
+    definition: ast.ClassDef | FunctionNode,
+    function: FunctionNode | None,
+    method: FunctionNode | None,
+    others: frozenset[str],
 ) -> Iterator[Context]:
     """What a definition evaluates where it stands, then its body: a class body's `def`s are methods,
     the body of any other `def` (a nested one too) is no method's own."""
     for part in evaluated_where_defined(definition):
-        yield from nodes_under(part, function, method)
+        yield from nodes_under(part, function, method, others)
     for inner in definition.body:
         if isinstance(definition, ast.ClassDef) and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for part in evaluated_where_defined(inner):
-                yield from nodes_under(part, None, None)
-            yield from nodes_with_context(inner.body, inner, inner if has_own_receiver(inner) else None)
+                yield from nodes_under(part, None, None, others)
+            keeps = has_own_receiver(inner) and inner.name not in others
+            yield from nodes_with_context(inner.body, inner, inner if keeps else None, others)
         elif isinstance(definition, ast.ClassDef):
-            yield from nodes_under(inner, None, None)
+            yield from nodes_under(inner, None, None, others)
         else:
-            yield from nodes_under(inner, definition, None)
+            yield from nodes_under(inner, definition, None, others)
 
 
 def has_own_receiver(method: FunctionNode) -> bool:

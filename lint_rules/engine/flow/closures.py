@@ -112,6 +112,8 @@ def is_source_getter(
 def has_int_length(receiver: ast.expr, definition: Definition, module: ModuleFacts) -> bool:
     """Known without walking: `self` in an int-length class, `super()` of one, `DynamicCache()`."""
     cls = definition.enclosing_class
+    if cls is not None and module.classes.runs_on_others(definition):
+        return False  # `IntCache.grow(other)`: its `self` may be any object
     if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
         return module.classes.length_kind(cls) == INT_LENGTH
     if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
