@@ -20,6 +20,10 @@ TENSOR_CACHE = """
 BUILT = """
     class Sub(Cache):
         @classmethod
+        def _from_parts(cls, parts):
+            return cls()
+
+        @classmethod
         def from_parts(cls, parts):
     {BODY}
 
@@ -37,6 +41,7 @@ def codes_built(body: str) -> list[str]:
 
 BUILDS_ITS_CLASS = {
     "cls(...)": "return cls()",
+    "another builder of the class that does": "return cls._from_parts(parts)",
     "the class's own name": "return Sub()",
     "a local bound to cls(...)": "cache = cls()\nfor part in parts:\n    cache.update(part, 1)\nreturn cache",
     "None on another path, on which the call fails": "if parts:\n    return cls()",
@@ -50,6 +55,8 @@ def test_a_builder_that_returns_its_class_counts_the_class_length(body: str) -> 
 
 BUILDS_ANOTHER = {
     "another class": "return TensorCache()",
+    "cls rebound in it": "cls = TensorCache\nreturn cls()",
+    "the class's name shadowed in it": "Sub = TensorCache\nreturn Sub()",
     "a parameter": "return parts",
     "a local bound to another class on one path": "cache = cls()\nif not parts:\n    cache = TensorCache()\nreturn cache",
 }
@@ -119,3 +126,60 @@ def test_a_method_run_on_its_own_objects_reads_self_as_its_class() -> None:
     assert codes_with(COUNTER_CACHE, TENSOR_CACHE + RUN_ON_ANOTHER.replace("{CALL}", "Sub().cut(ids)")) == []
     old_style = "\n    class Again(Sub):\n        def cut_again(self, ids):\n            return Sub.cut(self, ids)\n"
     assert codes_with(COUNTER_CACHE, TENSOR_CACHE + RUN_ON_ANOTHER.replace("{CALL}", "ids") + old_style) == []
+
+
+def test_a_method_run_on_an_attribute_of_self_is_run_on_another_object() -> None:
+    """`Sub.cut(self.inner, ids)`: the first argument is not the caller's own receiver."""
+    holder = "\n    class Holder:\n        def __init__(self):\n            self.inner = TensorCache()\n\n"
+    call = "Sub.cut(Holder().inner, ids)"
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + holder + RUN_ON_ANOTHER.replace("{CALL}", call)) == ["SLG002"]
+
+
+def test_a_method_of_the_same_name_in_another_class_run_on_another_object_changes_nothing() -> None:
+    """Silent: `Text.cut(text, 3)` runs `Text`'s own `cut`; `Sub.cut` still runs on a `Sub`."""
+    text = "\n    class Text:\n        @staticmethod\n        def cut(text, n):\n            return text[:n]\n\n"
+    call = "Sub().cut(ids) + Text.cut(ids, 3)"
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + text + RUN_ON_ANOTHER.replace("{CALL}", call)) == []
+
+
+def test_a_length_method_under_torch_no_grad_is_read() -> None:
+    """Silent: `torch.no_grad()` calls the method with its own arguments and returns what it returns."""
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + SWAPPED.replace("{DECORATOR}", "@torch.no_grad()")) == []
+
+
+def test_a_builder_a_base_defines_returning_the_base_builds_no_subclass() -> None:
+    """`Base.from_parts` returns `Base()`: `Sub.from_parts(...)` is a `Base`, whose length is a tensor."""
+    more = """
+    class Base:
+        def get_seq_length(self, layer_idx=0):
+            return torch.zeros(())
+
+        @classmethod
+        def from_parts(cls, parts):
+            return Base()
+
+
+    class Sub(Base):
+        def __init__(self):
+            self.n = 0
+
+        def get_seq_length(self, layer_idx=0):
+            return self.n
+
+
+    def rebuilt(ids, parts):
+        return ids[:, Sub.from_parts(parts).get_seq_length():]
+"""
+    assert "SLG002" in codes_with(COUNTER_CACHE, more)
+
+
+def test_a_builder_bound_other_than_by_a_def_is_not_read() -> None:
+    more = """
+    class Sub(Cache):
+        from_parts = classmethod(lambda cls, parts: TensorCache())
+
+
+    def rebuilt(ids, parts):
+        return ids[:, Sub.from_parts(parts).get_seq_length():]
+"""
+    assert codes_with(COUNTER_CACHE, TENSOR_CACHE + more) == ["SLG002"]

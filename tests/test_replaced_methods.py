@@ -69,6 +69,9 @@ SILENT = {
         def has_length(cache):
             return hasattr(cache, "get_seq_length")
     """,
+    "a literal flag set on the class": """
+        Cache.verbose = True
+    """,
     "a literal stored under any name: calling it fails, it returns no tensor": """
         def reset(cache, name):
             setattr(cache, name, 0)
@@ -112,3 +115,29 @@ def test_a_replacement_in_another_class_method_reaches_every_class() -> None:
     """
     assert codes_with(COUNTER_CACHE, more) == ["SLG002"]
     assert codes_of_dynamic(more) == ["SLG002"]
+
+
+OTHER_INIT = """
+    class Other:
+        def __init__(self):
+            self.n = torch.zeros((), dtype=torch.long)
+
+"""
+PATCHES_OF_THE_CLASS = {
+    "through an alias": "C = Cache\nC.__init__ = Other.__init__",
+    "through a parameter": "def patch(klass):\n    klass.__init__ = Other.__init__\n\n\npatch(Cache)",
+    "through a loop": "for klass in (Cache,):\n    klass.__init__ = Other.__init__",
+    "in parentheses": "(Cache).__init__ = Other.__init__",
+    "after a line break": "Cache \\\n    .__init__ = Other.__init__",
+    "on the method's code": "Cache.__init__.__code__ = Other.__init__.__code__",
+    "on the class of an object built by a call": "type(Cache()).__init__ = Other.__init__",
+    "another method, through an alias": "C = Cache\nC.update = lambda self, keys, q_len: setattr(self, 'n', keys.sum())",
+}
+
+
+@pytest.mark.parametrize("patch", PATCHES_OF_THE_CLASS.values(), ids=PATCHES_OF_THE_CLASS.keys())
+def test_a_method_of_the_class_patched_by_any_spelling_is_reported(patch: str) -> None:
+    """`ClassBodies.patched_from_outside`: a method's name of the class, or a special name, bound on
+    any object outside the class's own methods."""
+    more = OTHER_INIT + textwrap.indent(patch, "    ") + "\n"
+    assert codes_with(COUNTER_CACHE, more) == ["SLG002"]

@@ -151,17 +151,27 @@ class ClassBodies(ModuleNames):
 
     def patched_from_outside(self, cls: ast.ClassDef) -> bool:
         """The module binds an attribute on the class object itself outside its body (`Cache.__init__ =
-        f`, `Cache.update = Other.update`, `setattr(Cache, "n", v)`), or on the class of an object
-        (`type(cache).update = f`): any method, or any default, of it may then be another."""
+        f`, `setattr(Cache, "n", v)`), on the class of an object (`type(cache).update = f`), or a
+        method's name of the class, or a special name, on any object but a method's own receiver
+        (`klass.update = f` for a parameter or an alias `klass`, `obj.__init__ = f`): any method of it
+        may then be another. Not a literal (`Cache.verbose = True`): what one does to an attribute the
+        length reads is the counters' and layers' concern."""
         text = self.own_str()
-        if text is not None and not may_store_on_a_class(text, cls.name):
+        methods = {
+            statement.name for statement in cls.body if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        if text is not None and not may_store_on_a_class(text, cls.name, methods):
             return False
         stores = self.attribute_stores
-        return any(
-            store.receiver is not None and names_a_class(store.receiver, cls.name)
+        on_the_class = any(
+            store.receiver is not None and names_a_class(store.receiver, cls.name) and not is_plain_data(store.value)
             for table in (stores.values, stores.extended)
             for bound in table.values()
             for store in bound
+        )
+        return on_the_class or any(
+            (store.attribute in methods or is_special(store.attribute)) and not is_plain_data(store.value)
+            for store in self._stores_elsewhere
         )
 
     def binds_on_own_objects(self, cls: ast.ClassDef, names: frozenset[str]) -> bool:
@@ -233,26 +243,30 @@ class ClassBodies(ModuleNames):
     def has_own_receiver(self, method: FunctionNode) -> bool:
         """`outside_stores.has_own_receiver`, and no call runs the method on another object
         (`methods_run_on_others`)."""
-        return has_own_receiver(method) and method.name not in self.methods_run_on_others
+        return has_own_receiver(method) and id(method) not in self.methods_run_on_others
 
     def runs_on_others(self, definition: Definition | None) -> bool:
         """A method of the module that some call runs on another object (`methods_run_on_others`)."""
-        node = definition.node if definition is not None else None
-        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in self.methods_run_on_others
+        return definition is not None and id(definition.node) in self.methods_run_on_others
 
     @functools.cached_property
-    def methods_run_on_others(self) -> frozenset[str]:
-        """The names of methods a call runs through a class of the module on an object given first
-        (`Model.grow(cache)`): not on the caller's own receiver (`Base.__init__(self)`), so their
-        first parameter may be any object."""
+    def methods_run_on_others(self) -> frozenset[int]:
+        """The methods (by `id`) that a call runs through their class, or a subclass of it, on an
+        object given first (`Model.grow(cache)`): not the caller's own receiver (`Base.__init__(self)`),
+        so their first parameter may be any object."""
         text = self.own_str()
         if text is None:
-            return frozenset(method.name for method, _ in self._methods)
-        return frozenset(
-            match.group(1)
+            return frozenset(id(method) for method, _ in self._methods)
+        calls = {
+            (name, match.group(1))
             for name in self.classes
             for match in re.finditer(re.escape(name) + CALL_THROUGH_THE_CLASS, text)
-            if not follows_identifier(text, match.start()) and match.group(2) not in ("self", "cls")
+            if not follows_identifier(text, match.start()) and match.group(2).strip() not in ("self", "cls")
+        }
+        return frozenset(
+            id(method)
+            for method, cls in self._methods
+            if calls and any((member.name, method.name) in calls for member in [cls, *self.subclasses(cls)])
         )
 
     @functools.cached_property
@@ -378,13 +392,19 @@ class ClassBodies(ModuleNames):
         return class_lineage(cls, self.classes)
 
 
-CALL_THROUGH_THE_CLASS = r"\s*\.\s*(\w+)\s*\(\s*(\w*)"
-"""After a class's name: `.method(first, ...)`, a method run through its class, with its first argument."""
+CALL_THROUGH_THE_CLASS = r"\s*\.\s*(\w+)\s*\(([^,)]*)"
+"""After a class's name: `.method(first, ...)`, a method run through its class, with its first
+argument's text (`self`, `self.inner`, ...)."""
 
 
 def is_plain_data(value: ast.expr | None) -> bool:
     """A literal: no method, so what replaces one with it makes a call of it fail."""
     return isinstance(value, ast.Constant)
+
+
+def is_special(name: str) -> bool:
+    """`__init__`, `__new__`, `__getattribute__`, ...: every class has them, from `object` at least."""
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
 def names_a_class(receiver: ast.expr, name: str) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import own_method
+from lint_rules.engine.facts.attribute_stores import function_bindings, own_method
 from lint_rules.engine.facts.attributes import (
     self_attribute,
 )
@@ -629,18 +629,28 @@ class ClassFacts(ClassProperties):
         return ""  # a function or a method call, not a class (classes are named in CapWords)
 
     def builds_its_own_class(self, owner: str, method: str) -> bool:
-        """`Owner.from_x(...)` gives an object of `Owner` (or of the class it is called on): a class of the
-        package whose lineage defines the method returns only `cls(...)`, its own name's call, or a local
-        bound only to one; transformers' classes by the table (their `from_*` return `cls(...)`)."""
+        """`Owner.from_x(...)` gives an object of `Owner`: transformers' classes by the table (their
+        `from_*` return `cls(...)`); a class of the package by its lineage's `from_x`
+        (`builder_returns_its_class`)."""
         found = self.class_named(owner)
-        if found is None:
-            return True
-        facts, cls = found
-        for member in facts.lineage(cls):
+        return found is None or found[0].builder_returns_its_class(found[1], method)
+
+    def builder_returns_its_class(self, cls: ast.ClassDef, method: str, depth: int = 0) -> bool:
+        """The class method `method` that `cls` has returns only a new object of the class it is
+        called on (`returns_its_class`); one bound other than by a `def` may return anything, and one
+        no class of the module defines is a base's from elsewhere (transformers' by the table)."""
+        for member in self.lineage(cls):
             defined = own_method(member, method)
             if defined is not None:
-                return returns_its_class(defined, {member.name, cls.name})
-        return not facts.has_base_elsewhere(facts.lineage(cls)[-1])
+                own_name = {cls.name} if member is cls else set()
+
+                def delegated(name: str) -> bool:
+                    return depth < MAX_BUILDER_DEPTH and self.builder_returns_its_class(cls, name, depth + 1)
+
+                return returns_its_class(defined, own_name, delegated)
+            if method in self.bindings(member).class_level:
+                return False
+        return not self.has_base_elsewhere(self.lineage(cls)[-1])
 
     def built_kind(self, name: str, without_config: bool) -> str:
         """The length kind of a new object of the class `name`; `without_config`: built from no config (a
@@ -689,22 +699,47 @@ _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarat
 
 
 def runs_its_own_body(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """No decorator but `abstractmethod`: any other may put another function, or another receiver, in
-    the method's place."""
-    return all(ex.dotted_name(decorator).rpartition(".")[2] == "abstractmethod" for decorator in method.decorator_list)
+    """No decorator but `abstractmethod` or one of torch's that run the function as it is
+    (`torch.no_grad()`): any other may put another function, or another receiver, in its place."""
+    return all(keeps_the_function(decorator) for decorator in method.decorator_list)
 
 
-def returns_its_class(method: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str]) -> bool:
+def keeps_the_function(decorator: ast.expr) -> bool:
+    name = ex.dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
+    return name.rpartition(".")[2] == "abstractmethod" or name in BODY_KEEPING_DECORATORS
+
+
+BODY_KEEPING_DECORATORS = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.compiler.disable", "torch._dynamo.disable", "torch.jit.unused"}
+)
+"""torch's decorators that call the function with its own arguments and return what it returns."""
+
+
+def returns_its_class(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, own_name: set[str], delegated: Callable[[str], bool]
+) -> bool:
     """Every `return` of the class method gives a new object of the class it is called on: `cls(...)`,
-    a call of one of `names`, or a local bound only to one of those."""
+    a call of `own_name` (the class's own name, where the method is its own), another builder of the
+    class that does (`cls._from_config(...)`: `delegated`), or a local bound only to one of those.
+    `cls` or the name rebound in the method counts for nothing."""
     decorators = {ex.dotted_name(decorator) for decorator in method.decorator_list}
     if not decorators <= {"classmethod", "staticmethod"}:
         return False
     arguments = ex.arguments_of(method)
-    builders = names | ({arguments[0].arg} if arguments and "classmethod" in decorators else set())
+    first = arguments[0].arg if arguments and "classmethod" in decorators else ""
+    bound = function_bindings(method)
+
+    def kept(name: str) -> bool:  # `cls` bound only as the parameter, the class's name not at all
+        return len(bound.get(name, [])) == (1 if name == first else 0)
+
+    builders = {name for name in own_name | {first} if name and kept(name)}
 
     def builds(value: ast.expr | None) -> bool:
-        return isinstance(value, ast.Call) and ex.called_name(value) in builders
+        if not isinstance(value, ast.Call):
+            return False
+        name = ex.called_name(value)
+        owner, _, called = name.rpartition(".")
+        return name in builders or (owner in builders and called.lstrip("_").startswith("from_") and delegated(called))
 
     returned = [
         node.value for node in statements_within(method.body, into_definitions=False) if isinstance(node, ast.Return)
@@ -712,3 +747,7 @@ def returns_its_class(method: ast.FunctionDef | ast.AsyncFunctionDef, names: set
     return bool(returned) and all(
         builds(value) or all(builds(bound) for bound in values_of(value, method)) for value in returned
     )
+
+
+MAX_BUILDER_DEPTH = 3
+"""How many builders in a row (`from_config` calling `_from_config`) are followed."""

@@ -84,15 +84,19 @@ def named_other_than_called(text: str, name: str) -> bool:
     )
 
 
-def may_store_on_a_class(text: str, name: str) -> bool:
-    """The text may bind an attribute on the class `name` or on an object's class: `name.x = v`,
-    `type(obj).x = v`, `obj.__class__.x = v`, or `setattr` (the tree tells on which object)."""
+def may_store_on_a_class(text: str, name: str, methods: set[str]) -> bool:
+    """The text may bind an attribute on the class `name` or on an object's class (`name.x = v`,
+    `(name).x = v`, `type(obj).x = v`, `obj.__class__.x = v`, `setattr`), or one of `methods` or a
+    special name on any object (the tree tells on which)."""
     if "setattr" in text or "__class__" in text:
         return True
-    on_class = re.finditer(re.escape(name) + r"\s*\.\s*\w+" + TARGET_FOLLOWS, text)
-    return any(not follows_identifier(text, match.start()) for match in on_class) or bool(
-        re.search(r"type\s*\([^()]*\)\s*\.\s*\w+" + TARGET_FOLLOWS, text)
-    )
+    on_class = re.finditer(re.escape(name) + r"[\s\\)]*\.\s*\w+" + TARGET_FOLLOWS, text)
+    if any(not follows_identifier(text, match.start()) for match in on_class):
+        return True
+    if re.search(r"type\s*\(.*\)[\s\\)]*\.\s*\w+" + TARGET_FOLLOWS, text):
+        return True
+    named = [re.escape(method) for method in sorted(methods)] + [r"__\w+__"]
+    return bool(re.search(r"\.\s*(?:" + "|".join(named) + r")\b" + TARGET_FOLLOWS, text))
 
 
 TARGET_FOLLOWS = r"(?=\s*(?:[-+*/%@&|^<>]*=(?!=)|[:,)\]#\\]|in\b))"
@@ -129,7 +133,7 @@ DEF_WITH_SELF = re.compile(r"def\s+\w+\s*\(\s*self\b")
 """Without a leading `\\b`, which would keep `re` from searching for the literal `def` first."""
 
 
-def stores_elsewhere(tree: ast.Module, run_on_others: frozenset[str] = frozenset()) -> list[Store]:
+def stores_elsewhere(tree: ast.Module, run_on_others: frozenset[int] = frozenset()) -> list[Store]:
     """Every store to an attribute of an object other than the own receiver of the method the store
     is in (ANY_ATTRIBUTE for a name not written out)."""
     return [
@@ -143,16 +147,16 @@ Context = tuple[ast.AST, FunctionNode | None, FunctionNode | None]
 
 
 def nodes_with_context(
-    body: list[ast.stmt], function: FunctionNode | None, method: FunctionNode | None, others: frozenset[str]
+    body: list[ast.stmt], function: FunctionNode | None, method: FunctionNode | None, others: frozenset[int]
 ) -> Iterator[Context]:
     """Every node of the statements, with the `def` it is in and that `def` when it is a method that
-    keeps its receiver (`others`: the names of methods some call runs on another object)."""
+    keeps its receiver (`others`: the methods, by `id`, that some call runs on another object)."""
     for statement in body:
         yield from nodes_under(statement, function, method, others)
 
 
 def nodes_under(
-    node: ast.AST, function: FunctionNode | None, method: FunctionNode | None, others: frozenset[str]
+    node: ast.AST, function: FunctionNode | None, method: FunctionNode | None, others: frozenset[int]
 ) -> Iterator[Context]:
     pending = [node]
     while pending:
@@ -174,7 +178,7 @@ def definition_nodes(
     definition: ast.ClassDef | FunctionNode,
     function: FunctionNode | None,
     method: FunctionNode | None,
-    others: frozenset[str],
+    others: frozenset[int],
 ) -> Iterator[Context]:
     """What a definition evaluates where it stands, then its body: a class body's `def`s are methods,
     the body of any other `def` (a nested one too) is no method's own."""
@@ -184,7 +188,7 @@ def definition_nodes(
         if isinstance(definition, ast.ClassDef) and isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for part in evaluated_where_defined(inner):
                 yield from nodes_under(part, None, None, others)
-            keeps = has_own_receiver(inner) and inner.name not in others
+            keeps = has_own_receiver(inner) and id(inner) not in others
             yield from nodes_with_context(inner.body, inner, inner if keeps else None, others)
         elif isinstance(definition, ast.ClassDef):
             yield from nodes_under(inner, None, None, others)
