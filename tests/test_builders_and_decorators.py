@@ -1,7 +1,7 @@
 """What a class's own code may put in place of its objects: a `from_*` class method is read as
 building the class it is called on only where it returns `cls(...)` or the class's own call
 (`ClassFacts.builds_its_own_class`), a length method's body is read only where no decorator may put
-another function, or another receiver, in its place (`classes.runs_its_own_body`), and `self` is
+another function, or another receiver, in its place (`class_builders.runs_its_own_body`), and `self` is
 not read as the class in a method that a call runs on another object (`Sub.cut(other)`,
 `ClassBodies.methods_run_on_others`)."""
 

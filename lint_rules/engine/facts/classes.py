@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import function_bindings, own_method
 from lint_rules.engine.facts.attributes import (
     self_attribute,
 )
@@ -27,10 +26,11 @@ from lint_rules.engine.facts.caches import (
     joined_kind,
     length_kind_of_transformers_class,
 )
+from lint_rules.engine.facts.class_builders import builder_returns_its_class, runs_its_own_body
 from lint_rules.engine.facts.class_properties import ClassProperties
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
-from lint_rules.engine.facts.definitions import statements_within
+from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.held_objects import binds, constructor, displayed, reads_an_int_property, values_of
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
@@ -228,13 +228,33 @@ class ClassFacts(ClassProperties):
         if self.declarations and self.declared_kind(self.module[0], cls.name):
             return INT_LENGTH
         kind = self.kind_of_its_own_objects(cls)
-        if kind == INT_LENGTH and self.may_replace_any_method:
-            return ""
-        if kind == INT_LENGTH and any(self.patched_from_outside(member) for member in self.family(cls)):
-            return ""
-        if kind == INT_LENGTH and any(self.binds_source_method(member) for member in self.lineage(cls)):
+        if kind == INT_LENGTH and self.methods_may_be_others(cls):
             return ""
         return "" if kind == INT_LENGTH and not self.overrides_below_count_ints(cls) else kind
+
+    def methods_may_be_others(self, cls: ast.ClassDef) -> bool:
+        """What runs as the class's methods may not be its `def`s: a store whose name is not written
+        out (`may_replace_any_method`), the class or a relative patched from outside
+        (`patched_from_outside`), or a source method bound other than by a `def` in its lineage."""
+        return (
+            self.may_replace_any_method
+            or any(self.patched_from_outside(member) for member in self.family(cls))
+            or any(self.binds_source_method(member) for member in self.lineage(cls))
+        )
+
+    def own_receiver_kind(self, definition: Definition | None, receiver: ast.expr) -> str | None:
+        """The length kind of `self` (`super()`: its bases) in a method of the module, no int where a
+        call runs the method on another object (`methods_run_on_others`); None for any other receiver."""
+        cls = definition.enclosing_class if definition is not None else None
+        if cls is None:
+            return None
+        if isinstance(receiver, ast.Name) and receiver.id == "self":
+            kind = self.length_kind(cls)
+        elif isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
+            kind = self.super_length_kind(cls)
+        else:
+            return None
+        return "" if kind == INT_LENGTH and self.runs_on_others(definition) else kind
 
     def overrides_below_count_ints(self, cls: ast.ClassDef) -> bool:
         """Every subclass of `cls` in the module that gives the source method its own body (an object
@@ -631,26 +651,9 @@ class ClassFacts(ClassProperties):
     def builds_its_own_class(self, owner: str, method: str) -> bool:
         """`Owner.from_x(...)` gives an object of `Owner`: transformers' classes by the table (their
         `from_*` return `cls(...)`); a class of the package by its lineage's `from_x`
-        (`builder_returns_its_class`)."""
+        (`class_builders.builder_returns_its_class`)."""
         found = self.class_named(owner)
-        return found is None or found[0].builder_returns_its_class(found[1], method)
-
-    def builder_returns_its_class(self, cls: ast.ClassDef, method: str, depth: int = 0) -> bool:
-        """The class method `method` that `cls` has returns only a new object of the class it is
-        called on (`returns_its_class`); one bound other than by a `def` may return anything, and one
-        no class of the module defines is a base's from elsewhere (transformers' by the table)."""
-        for member in self.lineage(cls):
-            defined = own_method(member, method)
-            if defined is not None:
-                own_name = {cls.name} if member is cls else set()
-
-                def delegated(name: str) -> bool:
-                    return depth < MAX_BUILDER_DEPTH and self.builder_returns_its_class(cls, name, depth + 1)
-
-                return returns_its_class(defined, own_name, delegated)
-            if method in self.bindings(member).class_level:
-                return False
-        return not self.has_base_elsewhere(self.lineage(cls)[-1])
+        return found is None or builder_returns_its_class(*found, method)
 
     def built_kind(self, name: str, without_config: bool) -> str:
         """The length kind of a new object of the class `name`; `without_config`: built from no config (a
@@ -696,58 +699,3 @@ _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarat
 
 
 """Two ints give an int (`/` gives a float)."""
-
-
-def runs_its_own_body(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """No decorator but `abstractmethod` or one of torch's that run the function as it is
-    (`torch.no_grad()`): any other may put another function, or another receiver, in its place."""
-    return all(keeps_the_function(decorator) for decorator in method.decorator_list)
-
-
-def keeps_the_function(decorator: ast.expr) -> bool:
-    name = ex.dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
-    return name.rpartition(".")[2] == "abstractmethod" or name in BODY_KEEPING_DECORATORS
-
-
-BODY_KEEPING_DECORATORS = frozenset(
-    {"torch.no_grad", "torch.inference_mode", "torch.compiler.disable", "torch._dynamo.disable", "torch.jit.unused"}
-)
-"""torch's decorators that call the function with its own arguments and return what it returns."""
-
-
-def returns_its_class(
-    method: ast.FunctionDef | ast.AsyncFunctionDef, own_name: set[str], delegated: Callable[[str], bool]
-) -> bool:
-    """Every `return` of the class method gives a new object of the class it is called on: `cls(...)`,
-    a call of `own_name` (the class's own name, where the method is its own), another builder of the
-    class that does (`cls._from_config(...)`: `delegated`), or a local bound only to one of those.
-    `cls` or the name rebound in the method counts for nothing."""
-    decorators = {ex.dotted_name(decorator) for decorator in method.decorator_list}
-    if not decorators <= {"classmethod", "staticmethod"}:
-        return False
-    arguments = ex.arguments_of(method)
-    first = arguments[0].arg if arguments and "classmethod" in decorators else ""
-    bound = function_bindings(method)
-
-    def kept(name: str) -> bool:  # `cls` bound only as the parameter, the class's name not at all
-        return len(bound.get(name, [])) == (1 if name == first else 0)
-
-    builders = {name for name in own_name | {first} if name and kept(name)}
-
-    def builds(value: ast.expr | None) -> bool:
-        if not isinstance(value, ast.Call):
-            return False
-        name = ex.called_name(value)
-        owner, _, called = name.rpartition(".")
-        return name in builders or (owner in builders and called.lstrip("_").startswith("from_") and delegated(called))
-
-    returned = [
-        node.value for node in statements_within(method.body, into_definitions=False) if isinstance(node, ast.Return)
-    ]
-    return bool(returned) and all(
-        builds(value) or all(builds(bound) for bound in values_of(value, method)) for value in returned
-    )
-
-
-MAX_BUILDER_DEPTH = 3
-"""How many builders in a row (`from_config` calling `_from_config`) are followed."""

@@ -78,8 +78,7 @@ def named_other_than_called(text: str, name: str) -> bool:
     """`name` occurs in `text` where a store may bind it: quoted (`setattr(x, "name", f)`), or as a
     whole word followed by what follows a target (`x.name = f`, `x.name += f`, `x.name: T = f`,
     `x.name, y = ...`, `for x.name in ...`, a comment or a line continuation)."""
-    quoted = f'"{name}"' in text or f"'{name}'" in text
-    return quoted or any(
+    return is_quoted(text, name) or any(
         not follows_identifier(text, match.start()) for match in re.finditer(re.escape(name) + TARGET_FOLLOWS, text)
     )
 
@@ -113,7 +112,12 @@ def may_alias_unnamed(text: str, name: str) -> bool:
     `match` (`case Cache(layers=found)`) or fetched by `getattr(cache, "layers")`."""
     if "case" in text and CASE_LINE.search(text) and name in text:
         return True
-    return "getattr" in text and (f'"{name}"' in text or f"'{name}'" in text)
+    return "getattr" in text and is_quoted(text, name)
+
+
+def is_quoted(text: str, name: str) -> bool:
+    """`"name"` or `'name'` occurs in the text."""
+    return f'"{name}"' in text or f"'{name}'" in text
 
 
 CASE_LINE = re.compile(r"^[ \t]*case\b", re.MULTILINE)
@@ -281,9 +285,8 @@ def is_dictionary(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     called = ex.called_name(node)
-    if called == "getattr":
-        return len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__dict__"
-    return called == "vars"
+    fetched = ex.getattr_of(node) if called == "getattr" else None
+    return fetched[1] == "__dict__" if fetched is not None else called == "vars"
 
 
 def targets_stored(

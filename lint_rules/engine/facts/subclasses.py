@@ -35,9 +35,14 @@ def is_private(module: str, name: str) -> bool:
     return any(part.startswith("_") and not part.endswith("__") for part in [*module.split("."), name])
 
 
+def is_abstractmethod(decorator: ast.expr) -> bool:
+    """`@abstractmethod`, however its module is spelled (`abc.abstractmethod`)."""
+    return ex.dotted_name(decorator).rpartition(".")[2] == "abstractmethod"
+
+
 def is_abstract(method: Function) -> bool:
     """`@abstractmethod`, or a body (its docstring aside) of `...`, `pass` or `raise NotImplementedError`."""
-    if any(ex.dotted_name(decorator).rpartition(".")[2] == "abstractmethod" for decorator in method.decorator_list):
+    if any(map(is_abstractmethod, method.decorator_list)):
         return True
     body = method.body[1:] if ast.get_docstring(method, clean=False) is not None else method.body
     if len(body) != 1:

@@ -111,14 +111,10 @@ def is_source_getter(
 
 def has_int_length(receiver: ast.expr, definition: Definition, module: ModuleFacts) -> bool:
     """Known without walking: `self` in an int-length class, `super()` of one, `DynamicCache()`."""
-    cls = definition.enclosing_class
-    if cls is not None and module.classes.runs_on_others(definition):
+    if definition.enclosing_class is not None and module.classes.runs_on_others(definition):
         return False  # `IntCache.grow(other)`: its `self` may be any object
-    if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
-        return module.classes.length_kind(cls) == INT_LENGTH
-    if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
-        return module.classes.super_length_kind(cls) == INT_LENGTH
-    return module.classes.constructed_kind(receiver) == INT_LENGTH
+    own = module.classes.own_receiver_kind(definition, receiver)
+    return (own if own is not None else module.classes.constructed_kind(receiver)) == INT_LENGTH
 
 
 def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:

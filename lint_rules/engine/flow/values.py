@@ -511,17 +511,11 @@ class ValueWalker:
         module binds a length method on an object: `ClassFacts.unless_replaced`)."""
         return self.module.classes.unless_replaced(self.known_receiver_kind(receiver, state))
 
-    def own_int_unless_run_on_others(self, kind: str) -> str:
-        """`self`'s kind, but no int in a method a call runs on another object (`IntCache.grow(other)`)."""
-        others = kind == INT_LENGTH and self.module.classes.runs_on_others(self.scope.definition)
-        return "" if others else kind
-
     def known_receiver_kind(self, receiver: ast.expr, state: State) -> str:
+        own = self.module.classes.own_receiver_kind(self.scope.definition, receiver)
+        if own is not None:
+            return own
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
-        if cls is not None and isinstance(receiver, ast.Name) and receiver.id == "self":
-            return self.own_int_unless_run_on_others(self.module.classes.length_kind(cls))
-        if cls is not None and isinstance(receiver, ast.Call) and ex.called_name(receiver) == "super":
-            return self.own_int_unless_run_on_others(self.module.classes.super_length_kind(cls))
         key = subject_key(receiver)
         held = state.kind(key) if key else ""
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
