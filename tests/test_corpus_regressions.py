@@ -34,6 +34,16 @@ REDUCED = {
         b"import torch\n\n\ndef f(x):\n    n = int(x.numel() // x.size(1))\n    return n\n",
         ("--source-methods", "size,numel"),
     ),
+    # From Python 3.11's gzip.py (`_read_exact`: `data = fp.read(n)`, then `b = fp.read(...)`,
+    # `if not b:`, `data += b`, `return data`) with --source-methods read --unsafe-fixes: the guard
+    # of `b` turns `data += b` into a tensor length plus an int, a finding of its own whose guard the
+    # first run had not planned: no convergence (exit 2). Also codecs.py's `StreamReader.readline`.
+    "a guard that leaves an accumulated length beside an int": (
+        b"def f(cache, n):\n    data = cache.get_seq_length()\n    while len(data) < n:\n"
+        b"        b = cache.get_seq_length()\n        if not b:\n            raise EOFError\n"
+        b"        data += b\n    return data\n",
+        ("--unsafe-fixes",),
+    ),
     "hoists in nested statements, size()": (
         b"import torch\n\n\ndef f(x, y):\n    if x.size() != y.size():\n"
         b"        if y.size()[:-1] == x.size():\n            pass\n",
