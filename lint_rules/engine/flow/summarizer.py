@@ -6,18 +6,21 @@ A function's summary comes from one walk of it with every parameter seeded as it
 - `parameters_returned`: the parameters whose value reaches a `return`;
 - `returns_source`: a source's value reaches a `return`, so each call of the function is a source.
 
-Summaries are computed on demand, once per function, cycle-safe (a function still being walked has
-an empty summary) and bounded in depth.
+Summaries are computed on demand, once per function; the functions of a call cycle together, until
+their summaries settle (a function still being walked has an empty summary at first). They are
+bounded: in depth, and in the walks a module's summaries may take in all.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_text import lines_mentioning
+from lint_rules.engine.flow.call_cycles import CallCycles
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.summary import EMPTY, Summary
@@ -26,8 +29,39 @@ from lint_rules.engine.flow.uses import Use
 from lint_rules.engine.flow.walker import FunctionWalker
 
 MAX_DEPTH = 8
+MAX_SETTLING_PASSES = 6
+WALKS = 400
+WALKS_PER_DEFINITION = 8
+"""The walks of callees one module's summaries take, `WALKS` and as many per module- and class-level
+definition, before a callee not summarized yet is cut short like one beyond `MAX_DEPTH`: a bound
+that real code never meets (the released packages of benchmarks/real_code.py take at most 19 walks
+in a module), so that no module's cost grows beyond its size times the passes of its cycles."""
 DISCOVERY_ROUNDS = 4
-SELF_RECURSION_PASSES = 3
+
+Key = tuple[int, bool]
+"""A summary's function (its node's id) and whether its parameters are seeded."""
+
+
+class ActiveWalk(NamedTuple):
+    key: Key
+    definition: Definition
+    reads: set[Key | None]
+    """The unfinished summaries the walk read (None: the depth limit or the budget of walks cut one
+    short)."""
+
+
+class SettlingCycle(NamedTuple):
+    """A call cycle whose summaries are being settled together."""
+
+    members: frozenset[int]
+    """The node ids of its functions (`CallCycles`)."""
+    root: Key
+    root_definition: Definition
+    depth: int
+    """Where the root's walk stands among the active ones: the walks at or above it read the cycle's
+    unsettled summaries."""
+    keys: dict[Key, Definition]
+    """The summaries asked of the cycle so far, in order."""
 
 
 class Summaries:
@@ -35,57 +69,137 @@ class Summaries:
         self.run = run
         self.source_functions = source_functions
         """Names of the module's functions known to return a source's value."""
-        self._done: dict[tuple[int, bool], Summary] = {}
-        self._provisional: dict[tuple[int, bool], Summary] = {}
-        """The last summary of a self-recursive function still being settled."""
-        self._active: list[tuple[tuple[int, bool], set[tuple[int, bool] | None]]] = []
-        """The summaries being computed, outermost first, each with the unfinished ones it read
-        (None: the depth limit cut it short)."""
+        self._done: dict[Key, Summary] = {}
+        self._settling: dict[Key, Summary] = {}
+        """The latest summary of each function of a cycle being settled."""
+        self._cycles: list[SettlingCycle] = []
+        self._active: list[ActiveWalk] = []
+        """The summaries being computed, outermost first."""
+        self.call_cycles = CallCycles()
+        self.walks = 0
 
     def of(self, definition: Definition, seeded: bool = False) -> Summary:
         """The function's summary; `seeded`: with its parameters as origins (for `parameter_uses` and
         `parameters_returned`), else with its own sources only (for its findings and `returns_source`).
 
-        A summary that read an unfinished one (a call cycle) or was cut by the depth limit is not
-        kept, so no answer depends on the order in which functions are asked about; a function
-        that only calls itself is walked again with its first summary until the summary settles.
+        The functions of a call cycle are summarized together: once a walk reaches a function that is
+        still being walked, every function of the cycle is walked again in turn, each reading the
+        others' latest summaries, until none changes (`settle`). A summary that read an unfinished one
+        outside such a settling, or was cut short, is not kept; so no answer depends on the order in
+        which functions are asked about.
         """
         key = (id(definition.node), seeded)
         if key in self._done:
             return self._done[key]
-        if any(active == key for active, _ in self._active) or len(self._active) >= MAX_DEPTH:
-            for _, reads in self._active:
-                reads.add(key if len(self._active) < MAX_DEPTH else None)
-            return self.provisional(key)
-        return self.compute(definition, key, seeded)
+        cycle = self.settling_cycle_of(definition) or self.cycle_entered(definition, key)
+        if cycle is not None:
+            cycle.keys.setdefault(key, definition)
+            self.mark_read(cycle.root, cycle.depth)
+            return self._settling.get(key, EMPTY)
+        if self.is_cut_short() or self.is_active(key):
+            self.mark_read(None if self.is_cut_short() else key)
+            return EMPTY
+        return self.compute(definition, key)
 
-    def compute(self, definition: Definition, key: tuple[int, bool], seeded: bool) -> Summary:
-        scope = self.run.function_scope(definition)
-        for _ in range(SELF_RECURSION_PASSES):
-            reads: set[tuple[int, bool] | None] = set()
-            self._active.append((key, reads))
-            try:
-                summary = summarize(scope, self.run, seeded)
-            finally:
-                self._active.pop()
-            if reads != {key}:
-                break
-            previous = self._provisional.get(key)
-            settled = previous is not None and previous.signature == summary.signature
-            self._provisional[key] = summary
-            if settled:
-                break
-        self._provisional.pop(key, None)
-        if reads <= {key}:
+    def is_cut_short(self) -> bool:
+        """A callee asked for now is not walked: too deep, or the module's walks are spent (a function
+        asked for from outside any walk, as each checked function is, is always walked)."""
+        return len(self._active) >= MAX_DEPTH or (bool(self._active) and self.walks_spent())
+
+    def walks_spent(self) -> bool:
+        return self.walks >= WALKS + WALKS_PER_DEFINITION * len(self.run.facts.definitions.outer)
+
+    def is_active(self, key: Key) -> bool:
+        return any(walk.key == key for walk in self._active)
+
+    def mark_read(self, key: Key | None, depth: int = 0) -> None:
+        """The walks from `depth` up read an unfinished summary (None: a cut-short one)."""
+        for walk in self._active[depth:]:
+            walk.reads.add(key)
+
+    def settling_cycle_of(self, definition: Definition) -> SettlingCycle | None:
+        return next((cycle for cycle in self._cycles if id(definition.node) in cycle.members), None)
+
+    def cycle_entered(self, definition: Definition, key: Key) -> SettlingCycle | None:
+        """The cycle a walk closes by reaching a function still being walked, to be settled when the
+        outermost walk of one of its functions ends."""
+        if not self.is_active(key) or self.is_cut_short():
+            return None
+        members = self.call_cycles.cycle_of(definition, self.called_functions)
+        for depth, walk in enumerate(self._active):
+            if walk.key[0] in members:
+                cycle = SettlingCycle(members, walk.key, walk.definition, depth, {})
+                self._cycles.append(cycle)
+                return cycle
+        return None
+
+    def compute(self, definition: Definition, key: Key) -> Summary:
+        summary, reads = self.walk(definition, key)
+        rooted_here = (cycle for cycle in self._cycles if cycle.root == key and cycle.depth == len(self._active))
+        cycle = next(rooted_here, None)
+        if cycle is not None:
+            return self.settle(cycle, summary)
+        if not reads:
             self._done[key] = summary
         return summary
 
-    def provisional(self, key: tuple[int, bool]) -> Summary:
-        return self._provisional.get(key, EMPTY)
+    def walk(self, definition: Definition, key: Key) -> tuple[Summary, set[Key | None]]:
+        reads: set[Key | None] = set()
+        self._active.append(ActiveWalk(key, definition, reads))
+        self.walks += 1
+        try:
+            return summarize(self.run.function_scope(definition), self.run, key[1]), reads
+        finally:
+            self._active.pop()
+            self.forget_cycles_above(len(self._active))
+
+    def forget_cycles_above(self, depth: int) -> None:
+        """Drops the cycles whose root walk ended without settling them (an exception went through)."""
+        for cycle in [cycle for cycle in self._cycles if cycle.depth > depth]:
+            self.forget(cycle)
+            for key in cycle.keys:
+                self._settling.pop(key, None)
+
+    def forget(self, cycle: SettlingCycle) -> None:
+        self._cycles = [other for other in self._cycles if other is not cycle]
+
+    def settle(self, cycle: SettlingCycle, first: Summary) -> Summary:
+        """Walks every summary asked of the cycle in turn, each reading the others' latest, until a
+        pass asks for no new one and changes nothing a caller sees; keeps them when they settled
+        within `MAX_SETTLING_PASSES` and no walk read anything but the cycle's own summaries."""
+        self._settling[cycle.root] = first
+        cycle.keys.setdefault(cycle.root, cycle.root_definition)
+        kept = settled = False
+        for _ in range(MAX_SETTLING_PASSES):
+            before, kept = self.signatures(cycle), True
+            for key, definition in list(cycle.keys.items()):
+                self._settling[key], reads = self.walk(definition, key)
+                kept = kept and reads <= {cycle.root}
+            settled = before == self.signatures(cycle)
+            if settled:
+                break
+        self.forget(cycle)
+        summaries = {key: self._settling.pop(key, EMPTY) for key in cycle.keys}
+        if kept and settled:
+            self._done.update(summaries)
+        return summaries[cycle.root]
+
+    def signatures(self, cycle: SettlingCycle) -> dict[Key, tuple[frozenset[str], frozenset[str], bool]]:
+        return {key: self._settling.get(key, EMPTY).signature for key in cycle.keys}
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
-        found = self.run.facts.calls.callees(call, caller.definition, with_overrides=False)
+        return self.functions_called(call, caller.definition)
+
+    def functions_called(self, call: ast.Call, caller: Definition | None) -> list[Definition]:
+        found = self.run.facts.calls.callees(call, caller, with_overrides=False)
         return [callee for callee in found if callee.is_function]
+
+    def called_functions(self, definition: Definition) -> list[Definition]:
+        """What the calls written in a function (those in its nested functions too) may run: the
+        edges of `CallCycles`."""
+        calls = (node for node in ast.walk(definition.node) if isinstance(node, ast.Call))
+        found = {id(callee.node): callee for call in calls for callee in self.functions_called(call, definition)}
+        return list(found.values())
 
     def returns_source(self, callee: Definition) -> bool:
         """Calls of `callee` are sources: its result comes from one (checked for functions that
