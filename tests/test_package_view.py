@@ -15,6 +15,7 @@ import pytest
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.engine import STAMPS
+from lint_rules.engine.facts.callgraph import MAX_PACKAGE_SEARCHES
 from lint_rules.findings import FixKind, FixSafety
 from lint_rules.settings import Settings
 from tests.package_files import write_package
@@ -814,3 +815,43 @@ def test_a_package_folder_is_imported_before_a_module_file_of_its_name(
         (package / "other" / "__init__.py").write_text("from transformers import StaticCache as KV\n")
     lines = [finding.line for finding in check_path(str(package / "uses.py"), Settings()).findings]
     assert lines == ([7] if with_a_package_folder else [])
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "import torch; from .rope import positions",
+        "if True: from .rope import positions",
+        "from .rope import (  # the helpers (rope)\n        positions,\n    )",
+        "from .rope import \\\n        positions",
+        '"""Example:\n\n    from the docs import nothing\n    """\n    from .rope import positions',
+    ],
+    ids=["after-a-statement", "after-a-colon", "parenthesis-in-a-comment", "backslash", "docstring"],
+)
+def test_the_import_of_a_compiled_caller_is_read_however_it_is_written(tmp_path: Path, imports: str) -> None:
+    """Before it parses a file that names the helper, the search reads the file's import lines alone
+    (`package.may_import`); a form those lines cannot show sends the file to the parser."""
+    modeling = MODELING.replace("from .rope import positions", imports)
+    package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION}, "tiny")
+    findings = check_path(str(package / "rope.py"), Settings()).findings
+    compiled = [finding for finding in findings if finding.function == "positions"]
+    assert compiled and all("TinyModel.forward in modeling.py" in finding.compiled_region for finding in compiled)
+
+
+def test_past_the_searches_of_one_module_a_function_is_taken_as_compiled(tmp_path: Path) -> None:
+    """Each module-level function's callers in the package's other modules cost a search of the
+    package; past `MAX_PACKAGE_SEARCHES` in one module, a function is taken as compiled, as one too
+    many calls away is: its guard is not offered as safe."""
+    count = MAX_PACKAGE_SEARCHES + 3
+    helpers = "".join(
+        f"\n\ndef trim_{index}(cache, ids):\n    return ids[:, cache.get_seq_length() :]\n" for index in range(count)
+    )
+    package = write_package(tmp_path, {"helpers": helpers}, "tiny")
+    findings = check_path(str(package / "helpers.py"), Settings()).findings
+    assert len(findings) == count
+    searched = [finding for finding in findings if not finding.compiled_region]
+    assert len(searched) == MAX_PACKAGE_SEARCHES
+    assert all(finding.fix.safety is FixSafety.SAFE for finding in searched)
+    for finding in findings[MAX_PACKAGE_SEARCHES:]:
+        assert "taken as compiled" in finding.compiled_region
+        assert finding.fix.safety is not FixSafety.SAFE

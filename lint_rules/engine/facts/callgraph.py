@@ -35,10 +35,16 @@ from lint_rules.engine.facts.definitions import (
     statements_at_lines,
 )
 from lint_rules.engine.facts.module_text import lines_mentioning
-from lint_rules.engine.facts.package import compiled_caller_elsewhere
+from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
 from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
 MAX_CALL_DEPTH = 12
+MAX_PACKAGE_SEARCHES = 16
+"""Module-level functions of one module whose callers in the package's other modules are searched
+(each search reads every file of the package that names the function); past that, a function with
+no compiled caller in its module is taken as compiled, as one too many calls away is. The released
+packages of benchmarks/real_code.py search at most 6 in a module; torch's ONNX exporter, with
+`--source-methods size`, asked for some 500 in one module and took minutes."""
 
 
 class CallGraph:
@@ -67,6 +73,8 @@ class CallGraph:
         self._method_callers_elsewhere: dict[tuple[str, frozenset[str]], str] = {}
         """What `compiled_method_caller_elsewhere` found, by method name and related classes: the
         methods of one class family (a cache's layers) ask the same question once each."""
+        self._function_callers_elsewhere: dict[int, str] = {}
+        """What `compiled_caller_elsewhere` found for each module-level function (`MAX_PACKAGE_SEARCHES`)."""
 
     # ----- resolving a call -------------------------------------------------------------------
 
@@ -208,7 +216,7 @@ class CallGraph:
         another module of the package calls it from a compiled region ("" when none does)."""
         cls = definition.enclosing_class
         if cls is None:
-            return compiled_caller_elsewhere(self.path, definition, CallGraph)
+            return self.function_caller_elsewhere(definition)
         if not self.is_package_method(definition):
             return ""
         key = (definition.name, self.related_classes(cls))
@@ -216,6 +224,18 @@ class CallGraph:
             found = compiled_method_caller_elsewhere(self.path, *key, CallGraph)
             self._method_callers_elsewhere[key] = found
         return self._method_callers_elsewhere[key]
+
+    def function_caller_elsewhere(self, definition: Definition) -> str:
+        if not has_callers_elsewhere(self.path, definition):
+            return ""
+        found = self._function_callers_elsewhere.get(id(definition.node))
+        if found is None:
+            if len(self._function_callers_elsewhere) < MAX_PACKAGE_SEARCHES:
+                found = compiled_caller_elsewhere(self.path, definition, CallGraph)
+            else:
+                found = f"callers in other modules not searched (more than {MAX_PACKAGE_SEARCHES} functions of this module needed it): taken as compiled"
+            self._function_callers_elsewhere[id(definition.node)] = found
+        return found
 
     def is_package_method(self, definition: Definition) -> bool:
         """A method of a module-level class (which other modules can import)."""

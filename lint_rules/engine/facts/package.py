@@ -8,8 +8,8 @@ or a name bound to their module (`from . import rope` ... `rope.f()`, `import pk
 under its own name (`from pkg import f`, `import pkg` ... `pkg.f()`; not through `import *`, an
 assignment or another name), in the other modules of the same top package, and one module away:
 the callers' own compiled reach is judged within their module. Files are found by their text (the
-function's name) before they are parsed, and each is parsed once while it stays among the most
-recently used (`module_files.parsed_module`).
+function's name, then their import lines, each parsed alone: `may_import`) before they are parsed,
+and each is parsed once while it stays among the most recently used (`module_files.parsed_module`).
 """
 
 from __future__ import annotations
@@ -17,17 +17,28 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, calls_at
 from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, imported_names, re_export_source
-from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.module_files import STAMPS, file_stamp, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.module_text import lines_mentioning, torch_aliases
 
 MAX_PACKAGE_FILES = 5000
 """A package larger than this is not scanned (its cross-module callers are not looked for)."""
+MAX_IMPORT_LISTS = 2048
+IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)", re.MULTILINE
+)
+"""An import statement that opens a line: `from m import (a, b)` over several lines, else to the
+line's end."""
+IMPORT_AFTER_A_STATEMENT = re.compile(rb"[;:][ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(]")
+"""An import that does not open its line (`x = 1; import m`, `if flag: from m import f`)."""
 
 
 class Graph(Protocol):
@@ -50,7 +61,7 @@ def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph
     """Why `function` (module-level, in the module at `path`) runs compiled because another module of
     its package calls it from a compiled region; "" when none does."""
     module_name, root = module_name_of(path)
-    if root is None or not module_name or function.parent is not None or not function.is_function:
+    if root is None or not has_callers_elsewhere(path, function):
         return ""
     this_file = Path(path).resolve()
     for file in package_files(root / module_name.split(".")[0]):
@@ -59,6 +70,12 @@ def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph
             if region:
                 return region
     return ""
+
+
+def has_callers_elsewhere(path: str, function: Definition) -> bool:
+    """Whether other modules may call the function: a module-level one in a module of a package."""
+    module_name, root = module_name_of(path)
+    return root is not None and bool(module_name) and function.parent is None and function.is_function
 
 
 @functools.lru_cache(maxsize=8)
@@ -119,26 +136,12 @@ def compiled_call_in(file: Path, module_name: str, function_name: str, graph_typ
         raw = read_bytes(file)
     except OSError:
         return ""
-    if function_name.encode() not in raw:
+    if function_name.encode() not in raw or not may_import(file, raw, module_name, function_name):
         return ""
     tree = parsed_module(file)
     if tree is None:
         return ""
-    other_module, root = module_name_of(str(file))
-    is_package = file.name == "__init__.py"
-    imported = imported_names(tree, other_module, is_package)
-    local_names = {
-        local
-        for local, origin in imported.items()
-        if origin == (module_name, function_name)
-        or re_export_source(origin, root, RE_EXPORT_HOPS) == (module_name, function_name)
-    }
-    modules = {
-        local
-        for local, module in bound_modules(tree, other_module, is_package).items()
-        if module == module_name
-        or re_export_source((module, function_name), root, RE_EXPORT_HOPS) == (module_name, function_name)
-    }
+    local_names, modules = names_bound_to(tree.body, file, module_name, function_name)
     if not local_names and not modules:
         return ""
     text = raw.decode("utf-8", errors="replace")
@@ -155,6 +158,57 @@ def compiled_call_in(file: Path, module_name: str, function_name: str, graph_typ
         if region:
             return f"called from {caller.qualname} in {file.name} (line {line}), which is {region}"
     return ""
+
+
+def names_bound_to(body: list[ast.stmt], file: Path, module_name: str, function_name: str) -> tuple[set[str], set[str]]:
+    """The names the top-level imports of `body` bind to the function, and those bound to its module."""
+    tree = ast.Module(body=body, type_ignores=[])
+    other_module, root = module_name_of(str(file))
+    is_package = file.name == "__init__.py"
+    local_names = {
+        local
+        for local, origin in imported_names(tree, other_module, is_package).items()
+        if origin == (module_name, function_name)
+        or re_export_source(origin, root, RE_EXPORT_HOPS) == (module_name, function_name)
+    }
+    modules = {
+        local
+        for local, module in bound_modules(tree, other_module, is_package).items()
+        if module == module_name
+        or re_export_source((module, function_name), root, RE_EXPORT_HOPS) == (module_name, function_name)
+    }
+    return local_names, modules
+
+
+def may_import(file: Path, raw: bytes, module_name: str, function_name: str) -> bool:
+    """Cheaply, before the file is parsed: whether one of the import statements of its text, each
+    taken alone, binds the function or its module (False only when none does: the top-level imports
+    that `compiled_call_in` reads are among them)."""
+    statements = import_statements_alone(file, raw)
+    return statements is None or any(
+        any(names_bound_to([statement], file, module_name, function_name)) for statement in statements
+    )
+
+
+_IMPORTS: BoundedCache[tuple[Path, int], tuple[ast.stmt, ...] | None] = BoundedCache(MAX_IMPORT_LISTS)
+
+
+def import_statements_alone(file: Path, raw: bytes) -> tuple[ast.stmt, ...] | None:
+    """The statements that open a line of the file's text with `import` or `from ... import`, at any
+    depth, each parsed alone; None when one does not parse so (a docstring's example, a line
+    continued with a backslash) or an import follows another statement on its line, kept for the run
+    by the file's modification time."""
+    key = (file, file_stamp(file))
+    if key not in _IMPORTS:
+        _IMPORTS[key] = None if IMPORT_AFTER_A_STATEMENT.search(raw) else parsed_alone(IMPORT_LINE.finditer(raw))
+    return _IMPORTS[key]
+
+
+def parsed_alone(statements: Iterator[re.Match[bytes]]) -> tuple[ast.stmt, ...] | None:
+    try:
+        return tuple(node for statement in statements for node in ast.parse(statement[0].strip()).body)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def calls_function(call: ast.Call, local_names: set[str], modules: set[str]) -> bool:
