@@ -1,8 +1,9 @@
 """Functions that call each other: their summaries settle together, once (`summarizer.settle`).
 
 Before, a summary that read one still being computed was never kept, so every caller walked the
-cycle again: a module of functions that all call each other cost exponentially many walks (Python's
-pydantic schema generator with `--source-methods get`: some 59,000 walks, 34 s for one file).
+cycle again: a module of functions that all call each other cost exponentially many walks
+(pydantic's schema generator, `_generate_schema.py`, with `--source-methods get`: some 59,000 walks,
+34 s for one file).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
+from lint_rules.engine.facts import attribute_owners
 from lint_rules.settings import Settings
 from tests import package_files
 
@@ -512,3 +513,22 @@ def test_a_namespace_package_is_scanned_whole(other_portion: str, tmp_path: Path
         (namespace / portion / "code.py").write_text(textwrap.dedent(text))
     checked = check_path(str(namespace / "models" / "code.py"), Settings())
     assert [finding.code for finding in checked.findings] == (["SLG002", "SLG002"] if other_portion else [])
+
+
+def test_the_first_file_that_shows_another_owner_ends_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Must report, having parsed none of the int-length layers: a name as common as `backend` is in
+    many files of a large package (networkx's took 11 s with `--source-methods get`, every file that
+    names it parsed and its classes judged), and one tensor-length class that has it already proves
+    nothing."""
+    modules = {f"utils/layers_{index:02}": LAYERS for index in range(30)}
+    modules["utils/a_tensorish"] = (
+        "from transformers.cache_utils import StaticLayer\n\n\nclass Tensorish(StaticLayer):\n    quant_bits = 8\n"
+    )
+    package = write_package(tmp_path, {**modules, "models/m": probing("quant_bits")})
+    parsed: list[Path] = []
+    owners_in = attribute_owners.owners_in
+    monkeypatch.setattr(attribute_owners, "owners_in", lambda file, name: parsed.append(file) or owners_in(file, name))
+    assert codes(package, "models/m") == ["SLG002", "SLG002"]
+    assert parsed and not [file for file in parsed if file.name.startswith("layers_")]

@@ -13,6 +13,7 @@ user's object with that attribute and a tensor length is the caveat (README Limi
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,19 +35,19 @@ def only_int_length_classes_have(facts: ClassFacts, attribute: str) -> bool:
     module, root = facts.module
     if root is None or not module:
         return False
-    files = whole_package_files(root / module.partition(".")[0])
-    owners: list[tuple[str, ast.ClassDef]] = []
-    for file in files:
+    named = re.compile(rb"\b" + re.escape(attribute.encode()) + rb"\b")
+    has_owners = False
+    for file in whole_package_files(root / module.partition(".")[0]):
         try:
-            if attribute.encode() not in read_bytes(file):
+            if not named.search(read_bytes(file)):
                 continue
         except OSError:
             continue
-        found = owners_in(file, attribute)
-        if found is None:
-            return False
-        owners += found
-    return bool(owners) and all(is_int_length_family(facts, owner, root) for owner in owners)
+        owners = owners_in(file, attribute)
+        if owners is None or not all(is_int_length_family(facts, owner, root) for owner in owners):
+            return False  # the first file that shows otherwise decides: a common name reads few files
+        has_owners = has_owners or bool(owners)
+    return has_owners
 
 
 def is_int_length_family(facts: ClassFacts, owner: tuple[str, ast.ClassDef], root: Path) -> bool:
