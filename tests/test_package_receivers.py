@@ -518,7 +518,7 @@ def test_a_namespace_package_is_scanned_whole(other_portion: str, tmp_path: Path
 def test_the_first_file_that_shows_another_owner_ends_the_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Must report, having parsed none of the int-length layers: a name as common as `backend` is in
+    """Must report, having parsed none of the int-length layers: a name as common as `x` is in
     many files of a large package (networkx's took 11 s with `--source-methods get`, every file that
     names it parsed and its classes judged), and one tensor-length class that has it already proves
     nothing."""
