@@ -825,14 +825,22 @@ def test_a_package_folder_is_imported_before_a_module_file_of_its_name(
         "from .rope import (  # the helpers (rope)\n        positions,\n    )",
         "from .rope import \\\n        positions",
         '"""Example:\n\n    from the docs import nothing\n    """\n    from .rope import positions',
+        "from . rope import positions",
+        "\ufefffrom .rope import positions",
     ],
-    ids=["after-a-statement", "after-a-colon", "parenthesis-in-a-comment", "backslash", "docstring"],
+    ids=["after-a-statement", "after-a-colon", "parenthesis-in-a-comment", "backslash", "docstring", "spaced", "bom"],
 )
 def test_the_import_of_a_compiled_caller_is_read_however_it_is_written(tmp_path: Path, imports: str) -> None:
     """Before it parses a file that names the helper, the search reads the file's import lines alone
     (`package.may_import`); a form those lines cannot show sends the file to the parser."""
-    modeling = MODELING.replace("from .rope import positions", imports)
+    bom = imports.startswith("\ufeff")
+    modeling = MODELING.replace("from .rope import positions", imports.lstrip("\ufeff"))
     package = write_package(tmp_path, {"rope": ROPE, "modeling": modeling, "generation": GENERATION}, "tiny")
+    if bom:  # the import opens the file, after a byte order mark
+        text = (package / "modeling.py").read_text()
+        (package / "modeling.py").write_text(
+            "\ufeff" + text[text.index("from .rope") :] + text[: text.index("from .rope")]
+        )
     findings = check_path(str(package / "rope.py"), Settings()).findings
     compiled = [finding for finding in findings if finding.function == "positions"]
     assert compiled and all("TinyModel.forward in modeling.py" in finding.compiled_region for finding in compiled)

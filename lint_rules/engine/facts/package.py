@@ -15,10 +15,10 @@ and each is parsed once while it stays among the most recently used (`module_fil
 from __future__ import annotations
 
 import ast
+import codecs
 import functools
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -33,10 +33,12 @@ MAX_PACKAGE_FILES = 5000
 """A package larger than this is not scanned (its cross-module callers are not looked for)."""
 MAX_IMPORT_LISTS = 2048
 IMPORT_LINE = re.compile(
-    rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)", re.MULTILINE
+    rb"^[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)", re.MULTILINE
 )
 """An import statement that opens a line: `from m import (a, b)` over several lines, else to the
 line's end."""
+LOOSE_IMPORT_LINE = re.compile(rb"^[ \t\f]*(?:from\b[^\n]*\bimport\b|import\b)", re.MULTILINE)
+"""A line that may open an import in a form `IMPORT_LINE` does not read (`from . rope import f`)."""
 IMPORT_AFTER_A_STATEMENT = re.compile(rb"[;:][ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t(]")
 """An import that does not open its line (`x = 1; import m`, `if flag: from m import f`)."""
 
@@ -196,15 +198,22 @@ _IMPORTS: BoundedCache[tuple[Path, int], tuple[ast.stmt, ...] | None] = BoundedC
 def import_statements_alone(file: Path, raw: bytes) -> tuple[ast.stmt, ...] | None:
     """The statements that open a line of the file's text with `import` or `from ... import`, at any
     depth, each parsed alone; None when one does not parse so (a docstring's example, a line
-    continued with a backslash) or an import follows another statement on its line, kept for the run
-    by the file's modification time."""
+    continued with a backslash), a line that opens with `from ... import` or `import` is written in
+    another form, or an import follows another statement on its line; kept for the run by the file's
+    modification time."""
     key = (file, file_stamp(file))
     if key not in _IMPORTS:
-        _IMPORTS[key] = None if IMPORT_AFTER_A_STATEMENT.search(raw) else parsed_alone(IMPORT_LINE.finditer(raw))
+        _IMPORTS[key] = parsed_alone(raw.removeprefix(codecs.BOM_UTF8))
     return _IMPORTS[key]
 
 
-def parsed_alone(statements: Iterator[re.Match[bytes]]) -> tuple[ast.stmt, ...] | None:
+def parsed_alone(text: bytes) -> tuple[ast.stmt, ...] | None:
+    statements = list(IMPORT_LINE.finditer(text))
+    starts = {statement.start() for statement in statements}
+    if IMPORT_AFTER_A_STATEMENT.search(text) or any(
+        line.start() not in starts for line in LOOSE_IMPORT_LINE.finditer(text)
+    ):
+        return None
     try:
         return tuple(node for statement in statements for node in ast.parse(statement[0].strip()).body)
     except (SyntaxError, ValueError):
