@@ -160,3 +160,22 @@ def test_the_summaries_are_freed_without_the_collector(monkeypatch: pytest.Monke
         assert made and all(reference() is None for reference in made)
     finally:
         gc.enable()
+
+
+def chain(count: int) -> str:
+    """`entry` hands a length to `f0`, each `f{i}` hands it on to the next, the last back to `f0`;
+    only the last slices with it."""
+    lines = ["def entry(cache, x):", "    return f0(x, cache.get_seq_length(), 0)", ""]
+    for index in range(count):
+        lines += [f"def f{index}(x, n, k):"]
+        lines += ["    if k > 3:", "        return x[:n]"] if index == count - 1 else []
+        lines += [f"    return f{(index + 1) % count}(x, n, k + 1)", ""]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("count", [2, 5, 7])
+def test_a_use_at_the_far_end_of_a_cycle_reaches_its_first_caller(count: int) -> None:
+    """The settling walks the functions asked last (the callees) first, so that a use found at the far
+    end reaches the first caller within the passes; a cycle longer than `MAX_DEPTH` allows is not
+    closed and stays silent, as before."""
+    assert codes(chain(count)) == [(2, "SLG002")]

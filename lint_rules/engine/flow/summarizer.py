@@ -172,7 +172,7 @@ class Summaries:
         kept = settled = False
         for _ in range(MAX_SETTLING_PASSES):
             before, kept = self.signatures(cycle), True
-            for key, definition in list(cycle.keys.items()):
+            for key, definition in reversed(list(cycle.keys.items())):  # those asked last (callees) first
                 self._settling[key], reads = self.walk(definition, key)
                 kept = kept and reads <= {cycle.root}
             settled = before == self.signatures(cycle)
@@ -182,6 +182,8 @@ class Summaries:
         summaries = {key: self._settling.pop(key, EMPTY) for key in cycle.keys}
         if kept and settled:
             self._done.update(summaries)
+        else:
+            self.mark_read(cycle.root)  # what its callers make of an unsettled summary is not kept either
         return summaries[cycle.root]
 
     def signatures(self, cycle: SettlingCycle) -> dict[Key, tuple[frozenset[str], frozenset[str], bool]]:
