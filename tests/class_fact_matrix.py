@@ -1,7 +1,7 @@
 """Every way a cache class binds the attribute its length comes from, crossed with the shapes of
 class that read it and with an int or a tensor value.
 
-A case is a module (or, for a base in a sibling module, a package) with a cache class `Cache` whose
+A case is a module (or, for a base in a sibling module or a subclass in another one, a package) with a cache class `Cache` whose
 length is `self.n`, a binding form of `n` put into it, and one harmful use of a receiver's length,
 `ids[:, cache.get_seq_length():]`. It states what the engine must say: SLG002 when the length may
 be a tensor, or silence with the reason (the length is provably an int). `tests/test_class_fact_matrix.py`
@@ -21,6 +21,7 @@ PROVABLY_INT = "every binding of `n` is a count: the length is an int (README Ru
 OTHER_OBJECTS = "`Child` inherits the length; an object of it is no `Sub`, whose bindings are another object's"
 REPORTED = ("SLG002",)
 REPLACED = "a length method bound other than by a `def` may return anything (its body is not read)"
+PROPERTY_ELSEWHERE = "a property over the counter in a subclass of another module is not read"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +40,9 @@ class BindingForm:
     """The members go into a subclass `Sub(Cache)` of the module that uses the length."""
     outside: tuple[str, str] = ("", "")
     """Code after `Cache` in its module that binds `n` on an object of it: to an int, to a tensor."""
+    not_followed_elsewhere: str = ""
+    """Why the int variant, in a subclass in another module, makes `Cache`'s length unknown
+    (`subclasses_elsewhere.py` reads such a subclass conservatively); empty: it stays an int."""
 
 
 def members(update: str) -> str:
@@ -168,12 +172,19 @@ BINDING_FORMS = (
         int_followed=False,
         not_followed="`delattr` is not followed",
     ),
-    BindingForm("property", getter("1"), getter("self.counts.sum()"), starts_at_zero=False),
+    BindingForm(
+        "property",
+        getter("1"),
+        getter("self.counts.sum()"),
+        starts_at_zero=False,
+        not_followed_elsewhere=PROPERTY_ELSEWHERE,
+    ),
     BindingForm(
         "property-over-a-counter",
         getter("self._n") + members("self._n = keys.shape[-2]"),
         getter("self._n") + members("self._n = mask.sum()"),
         starts_at_zero=False,
+        not_followed_elsewhere=PROPERTY_ELSEWHERE,
     ),
     BindingForm(
         "property-with-setter",
@@ -245,6 +256,7 @@ BINDING_FORMS = (
         "outside-copy",
         members("copied = Cache()\ncopied.n = self.n"),
         members("copied = Cache()\ncopied.n = self.counts"),
+        not_followed_elsewhere="a store on another object in a subclass of another module is not followed",
     ),
     BindingForm(
         "outside-int-parameter",
@@ -355,6 +367,9 @@ class ClassShape:
     """`Cache` lives in `pkg/base.py`, the rest in `pkg/module.py`."""
     not_followed: str = ""
     """Why even an int length is reported (empty: an int one is silent)."""
+    subclass_elsewhere: bool = False
+    """`Cache` counts `n` in ints in `pkg/module.py`, with the use; the form binds `n` in a subclass
+    `Sub(Cache)` of `pkg/sub.py`, an object of which may be the receiver."""
 
 
 DIRECT = "    def get_seq_length(self, layer_idx=0):\n        return self.n\n"
@@ -376,6 +391,7 @@ CLASS_SHAPES = (
     ClassShape("arithmetic", "    def get_seq_length(self, layer_idx=0):\n        return self.n + 1\n", "Cache"),
     ClassShape("subclass", DIRECT, "Child", children=CHILD),
     ClassShape("sibling-subclass", DIRECT, "Child", children=CHILD, sibling=True),
+    ClassShape("subclass-elsewhere", DIRECT, "Cache", subclass_elsewhere=True),
 )
 
 BASE = """\
@@ -391,6 +407,18 @@ class Cache:
         self.counts = torch.zeros(2, 3)
 {START}
 {GETTER}
+"""
+SUBCLASS_MODULE = """\
+import contextlib
+import functools
+
+import torch
+
+from .module import Cache
+
+
+class Sub(Cache):
+{MEMBERS}
 """
 USE = """\
 def use(ids, cache: {RECEIVER}):
@@ -410,6 +438,8 @@ class Case:
 
     @property
     def silent_because(self) -> str:
+        if self.shape.subclass_elsewhere and not self.tensor and self.form.not_followed_elsewhere:
+            return ""
         if self.form.subclass and self.shape.children and not self.shape.sibling:
             return OTHER_OBJECTS  # in another module, `Cache` is read over every subclass this one defines
         if self.tensor or not self.form.int_followed or self.shape.not_followed:
@@ -424,15 +454,17 @@ class Case:
     def base(self) -> str:
         """The module with `Cache` (and, in one module, everything else)."""
         form_members = self.form.tensor_members if self.tensor else self.form.int_members
-        start = "        self.n = 0\n" if self.form.starts_at_zero else ""
-        own = "" if self.form.subclass else form_members
+        start = "        self.n = 0\n" if self.form.starts_at_zero or self.shape.subclass_elsewhere else ""
+        own = COUNTER if self.shape.subclass_elsewhere else "" if self.form.subclass else form_members
         text = BASE.format(MEMBERS=own, START=start, GETTER=self.shape.getter)
         stored_outside = self.form.outside[self.tensor]
         text += f"\n\n{stored_outside}\n" if stored_outside else ""
         return text if self.shape.sibling else text + self.module_rest(form_members)
 
     def module_rest(self, form_members: str) -> str:
-        sub = f"class Sub(Cache):\n{form_members}\n\n" if self.form.subclass else ""
+        sub = (
+            f"class Sub(Cache):\n{form_members}\n\n" if self.form.subclass and not self.shape.subclass_elsewhere else ""
+        )
         children = f"{self.shape.children}\n\n" if self.shape.children else ""
         return f"\n\n{sub}{children}{USE.format(RECEIVER=self.shape.receiver)}"
 
@@ -443,6 +475,16 @@ class Case:
             return self.base
         form_members = self.form.tensor_members if self.tensor else self.form.int_members
         return "import torch\n\nfrom .base import Cache" + self.module_rest(form_members)
+
+    @property
+    def package(self) -> dict[str, str]:
+        """The files of `pkg/` for a shape of two modules (`module.py` is the one checked); empty for one."""
+        if self.shape.sibling:
+            return {"base.py": self.base, "module.py": self.module}
+        if self.shape.subclass_elsewhere:
+            form_members = self.form.tensor_members if self.tensor else self.form.int_members
+            return {"module.py": self.module, "sub.py": SUBCLASS_MODULE.format(MEMBERS=form_members)}
+        return {}
 
 
 def cases() -> list[Case]:

@@ -73,9 +73,18 @@ ClassView = ClassFacts
 
 Typed = tuple[ClassView, str]
 """A class, as a name written in a module (`DynamicCache`, `MobilintCache`, `cu.Layer`); an object built
-without a config carries `BUILT_WITHOUT_CONFIG` after its class's name (`DynamicCache()`)."""
+without a config carries `BUILT_WITHOUT_CONFIG` after its class's name (`DynamicCache()`), one built
+with arguments `BUILT` (`Helper(config)`): no subclass can be such an object."""
 BUILT_WITHOUT_CONFIG = "()"
 """5.25's `DynamicCache` counts in a tensor only when built from some configs (`ClassFacts.built_kind`)."""
+BUILT = "(...)"
+
+
+def class_name(typed_name: str) -> str:
+    """The class's name, without the mark of an object it built."""
+    return typed_name.removesuffix(BUILT_WITHOUT_CONFIG).removesuffix(BUILT)
+
+
 Types = frozenset[Typed] | None
 """The classes a value may hold (None aside: a None receiver has no length); None when unknown."""
 
@@ -121,8 +130,8 @@ def typing_of(facts: ClassView) -> ReceiverTyping:
 
 def length_kind_of_typed(typed: Typed) -> str:
     view, name = typed
-    if name.endswith(BUILT_WITHOUT_CONFIG):
-        return view.built_kind(name.removesuffix(BUILT_WITHOUT_CONFIG), without_config=True)
+    if name.endswith((BUILT_WITHOUT_CONFIG, BUILT)):
+        return view.built_kind(class_name(name), without_config=name.endswith(BUILT_WITHOUT_CONFIG))
     return view.length_kind_of_name(name)
 
 
@@ -296,7 +305,7 @@ class ReceiverTyping:
     def built(self, name: str, without_config: bool) -> Types:
         """A new object of the class `name`, marked when built from no config (its length may then be an
         int where the class's is not: `BUILT_WITHOUT_CONFIG`)."""
-        return frozenset({(self.facts, name + BUILT_WITHOUT_CONFIG if without_config else name)})
+        return frozenset({(self.facts, name + (BUILT_WITHOUT_CONFIG if without_config else BUILT))})
 
     def bound_locally(self, name: str, function: FunctionNode | None) -> bool:
         """The calling function (or one it is nested in) binds the name: not the module's function.
@@ -335,7 +344,7 @@ class ReceiverTyping:
         """What `obj.method(...)` returns on an object of the class: the definition its method
         resolution order finds, and the overrides of the same module's subclasses."""
         view, name = typed
-        found = view.class_named(name.removesuffix(BUILT_WITHOUT_CONFIG))
+        found = view.class_named(class_name(name))
         if found is None:
             return None
         owner_view, cls = found
@@ -361,7 +370,7 @@ class ReceiverTyping:
             return None
         parts: list[Types] = []
         for view, name in owners:
-            found = view.class_named(name.removesuffix(BUILT_WITHOUT_CONFIG))
+            found = view.class_named(class_name(name))
             if found is None:
                 return None
             parts.append(typing_of(found[0]).attribute(found[1], attribute, element, depth))

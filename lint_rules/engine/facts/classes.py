@@ -38,6 +38,7 @@ from lint_rules.engine.facts.outside_stores import may_alias_unnamed
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
+from lint_rules.engine.facts.subclasses_elsewhere import subclasses_elsewhere_keep_int
 from lint_rules.engine.facts.transformers_subclasses import (
     binds_counters_to_ints,
     counters_of_bases,
@@ -86,15 +87,43 @@ class ClassFacts(ClassProperties):
         self._read_a_cycle = False
         self._rebinding_subclasses: dict[str, bool] = {}
         self._counters_kept_below: dict[int, bool] = {}
+        self._kept_elsewhere: dict[int, bool] = {}
 
     # ----- length kinds -----------------------------------------------------------------------
 
-    def length_kind_of_name(self, name: str, as_a_base: bool = False) -> str:
+    def length_kind_of_name(self, name: str, as_a_base: bool = False, exact: bool = False) -> str:
         """ "int", "tensor" or "" (unknown) for a class named in this module (`DynamicCache`,
         `transformers.DynamicCache`, a local class, an import from the same package). `as_a_base`:
         the class's own kind, for an object of a subclass whose state the caller checks
-        (`keeps_int_state`): other subclasses of it, and what they override, do not count."""
-        return self.unless_replaced(self.named_kind(name, as_a_base))
+        (`keeps_int_state`): other subclasses of it, and what they override, do not count. `exact`:
+        for an object built by the class itself, which no subclass in another module can be."""
+        kind = self.unless_replaced(self.named_kind(name, as_a_base))
+        if kind == INT_LENGTH and not (as_a_base or exact) and not self.named_class_kept_int_elsewhere(name):
+            return ""
+        return kind
+
+    def named_class_kept_int_elsewhere(self, name: str) -> bool:
+        """Each package class `name` may stand for keeps its int in every subclass of another module."""
+        alternatives = self.alternatives().get(name)
+        if alternatives is None:
+            found = self.class_named(name)
+            return found is None or found[0].kept_int_elsewhere(found[1])
+        for binding in alternatives:
+            if isinstance(binding, ast.ClassDef) and not self.kept_int_elsewhere(binding):
+                return False
+            other = self.other_module(binding[0]) if isinstance(binding, tuple) else None
+            found = other.class_named(binding[1]) if other is not None and isinstance(binding, tuple) else None
+            if found is not None and not found[0].kept_int_elsewhere(found[1]):
+                return False
+        return True
+
+    def kept_int_elsewhere(self, cls: ast.ClassDef) -> bool:
+        """Also a class `int-length-classes` declares: the declaration vouches for its objects."""
+        if self.declarations and self.declared_kind(self.module[0], cls.name):
+            return True
+        if id(cls) not in self._kept_elsewhere:
+            self._kept_elsewhere[id(cls)] = subclasses_elsewhere_keep_int(self, cls)
+        return self._kept_elsewhere[id(cls)]
 
     def unless_replaced(self, kind: str) -> str:
         """`kind`, but no int where the module binds a source method by name on an object
@@ -145,7 +174,7 @@ class ClassFacts(ClassProperties):
         if self.declared_kind(module, original):
             return INT_LENGTH
         other = self.other_module(module)
-        kind = other.length_kind_of_name(original) if other is not None else ""
+        kind = other.length_kind_of_name(original, exact=True) if other is not None else ""
         return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
 
     def a_subclass_breaks_transformers_int(self, module: str, original: str) -> bool:
@@ -196,7 +225,7 @@ class ClassFacts(ClassProperties):
         if is_transformers_module(module):
             return self.transformers_kind(name)
         other = self.other_module(module)
-        return other.length_kind_of_name(name) if other is not None else ""
+        return other.length_kind_of_name(name, exact=True) if other is not None else ""
 
     def length_kind(self, cls: ast.ClassDef) -> str:
         """Kept once known; an answer that read a class still being computed (a cycle through bases or
@@ -254,7 +283,9 @@ class ClassFacts(ClassProperties):
             kind = self.super_length_kind(cls)
         else:
             return None
-        return "" if kind == INT_LENGTH and self.runs_on_others(definition) else kind
+        if kind == INT_LENGTH and (self.runs_on_others(definition) or not self.kept_int_elsewhere(cls)):
+            return ""
+        return kind
 
     def overrides_below_count_ints(self, cls: ast.ClassDef) -> bool:
         """Every subclass of `cls` in the module that gives the source method its own body (an object
@@ -660,7 +691,7 @@ class ClassFacts(ClassProperties):
         transformers class whose length only some configs make a tensor counts an int then:
         `releases.ReleaseFacts.int_without_config`). A package subclass keeps its class's kind: what its
         `__init__`s pass up, or do to `self.layers`, is not followed."""
-        kind = self.length_kind_of_name(name)
+        kind = self.length_kind_of_name(name, exact=True)
         if kind != TENSOR_LENGTH or not without_config:
             return kind
         alternatives = self.alternatives().get(name)

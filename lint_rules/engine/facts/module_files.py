@@ -11,11 +11,14 @@ import contextlib
 import functools
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
+from typing import TypeVar, cast
 
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.lines import lf_bytes
+
+T = TypeVar("T")
 
 
 def module_name_of(path: str) -> tuple[str, Path | None]:
@@ -155,6 +158,8 @@ class Stamps:
         self.read: dict[Path, int] = {}
         self.listings: dict[tuple[Callable[[Path], tuple[Path, ...]], Path], tuple[Path, ...]] = {}
         """The files each listing function found for a folder (`listing`), kept as long as the stamps."""
+        self.answers: dict[Hashable, object] = {}
+        """What a search across a package's files found (`remembered`), kept as long as the stamps."""
         self.kept = False
 
     def of(self, file: Path) -> int:
@@ -176,12 +181,20 @@ class Stamps:
             found = self.listings[key] = list_files(folder)
         return found
 
+    def remembered(self, key: Hashable, search: Callable[[], T]) -> T:
+        """`search()`, run once per module analyzed, or once per run when kept (`key`: what it searched
+        for, and where)."""
+        if key not in self.answers:
+            self.answers[key] = search()
+        return cast(T, self.answers[key])
+
     def forget(self) -> None:
         """Before a module's analysis: a file may have changed since the last one (the fixer rewrites
         files during a run; an editor's process lints again after an edit), unless they are kept."""
         if not self.kept:
             self.read.clear()
             self.listings.clear()
+            self.answers.clear()
 
     @contextlib.contextmanager
     def kept_for_the_run(self) -> Iterator[None]:
@@ -194,6 +207,7 @@ class Stamps:
             self.kept = before
             self.read.clear()
             self.listings.clear()
+            self.answers.clear()
 
 
 STAMPS = Stamps()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.imports import imported_names
@@ -58,9 +59,14 @@ def is_abstract(method: Function) -> bool:
     return False
 
 
-def package_subclasses(module: str, root: Path | None, base: str) -> list[Subclass] | None:
+def package_subclasses(
+    module: str, root: Path | None, base: str, beyond_its_module: bool = False
+) -> list[Subclass] | None:
     """Every class of the package that has `base` (named by its own name) among its bases, however far
-    up; None when the package cannot be scanned or names the family under another name."""
+    up; None when the package cannot be scanned, names the family under another name (`Alias =
+    Base`) or has a class whose base cannot be named (`class X(make_base())`). `beyond_its_module`:
+    the subclasses of an alias are searched for too, and a base that cannot be named counts only
+    outside `module` (whose own classes its facts read)."""
     if root is None or not module:
         return None
     files = whole_package_files(root / module.partition(".")[0])
@@ -78,12 +84,14 @@ def package_subclasses(module: str, root: Path | None, base: str) -> list[Subcla
                 continue
             if not any(name.encode() in data for name in searched):
                 continue
-            subclasses = subclasses_in(file, names)
-            if subclasses is None:
+            in_file = subclasses_in(file, names)
+            if not beyond_its_module and (in_file.aliases or in_file.unnamed_bases):
                 return None
-            for subclass in subclasses:
-                name = subclass[1].name
+            if in_file.unnamed_bases and module_name_of(str(file))[0] != module:
+                return None
+            for subclass in in_file.subclasses:
                 found.setdefault(id(subclass[1]), subclass)
+            for name in [subclass[1].name for subclass in in_file.subclasses] + in_file.aliases:
                 if name not in names:
                     names.add(name)
                     pending.add(name)
@@ -120,29 +128,40 @@ def list_whole_package_files(top: Path) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def subclasses_in(file: Path, names: set[str]) -> list[Subclass] | None:
+class FileSubclasses(NamedTuple):
+    subclasses: list[Subclass]
+    aliases: list[str]
+    """Names the file binds to one of the family (`Alias = Base`): its subclasses are the family's too."""
+    unnamed_bases: bool
+    """A class of the file has a base that cannot be named (`class X(*bases)`, `class X(make_base())`):
+    which class it extends is not known."""
+
+
+def subclasses_in(file: Path, names: set[str]) -> FileSubclasses:
     """The classes of the file with a base named in `names` (also when imported under another
-    name); None when the file binds one of `names` to another name."""
+    name), the names bound to one of them, and whether a class's base cannot be named."""
     tree = parsed_module(file)
     if tree is None:
-        return []
+        return FileSubclasses([], [], False)
     module, _ = module_name_of(str(file))
     imported = names_imported_as(tree, module, file.name == "__init__.py")
-    found: list[Subclass] = []
+    subclasses: list[Subclass] = []
+    aliases: list[str] = []
+    unnamed = False
     for node in ast.walk(tree):
         known_as = [base_names(base, imported) for base in node.bases] if isinstance(node, ast.ClassDef) else []
-        if any("" in known for known in known_as):
-            return None  # `class X(*bases)`, `class X(make_base())`: which class it extends is not known
+        unnamed = unnamed or any("" in known for known in known_as)
         if isinstance(node, ast.ClassDef) and any(names & known for known in known_as):
-            found.append((module, node, known_as))
+            subclasses.append((module, node, known_as))
         elif (
             isinstance(node, (ast.Assign, ast.AnnAssign))
             and node.value is not None
             and isinstance(node.value, (ast.Name, ast.Attribute))
             and names & base_names(node.value, imported)
         ):
-            return None  # `Alias = _Base`: subclasses of the alias would not be found
-    return found
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            aliases.extend(ex.dotted_name(target).rpartition(".")[2] or "?" for target in targets)
+    return FileSubclasses(subclasses, aliases, unnamed)
 
 
 def names_imported_as(tree: ast.Module, module: str, is_package: bool) -> dict[str, set[str]]:
@@ -155,7 +174,10 @@ def names_imported_as(tree: ast.Module, module: str, is_package: bool) -> dict[s
 
 
 def base_names(base: ast.expr, imported: dict[str, set[str]]) -> set[str]:
-    """The names a base may be known by in the package: as written, its last part, its imported names."""
+    """The names a base may be known by in the package: as written, its last part, its imported names
+    (either branch's for `A if flag else B`)."""
+    if isinstance(base, ast.IfExp):
+        return base_names(base.body, imported) | base_names(base.orelse, imported)
     if isinstance(base, ast.Subscript):
         base = base.value
     written = ex.dotted_name(base)

@@ -1,0 +1,207 @@
+"""A class of the package counts an int only while its subclasses in the package's other modules
+keep it one: an object of such a subclass may stand wherever the class is expected (an annotation,
+an `isinstance` test, an attribute that holds one).
+
+`ClassFacts` checks the subclasses in the class's own module (`overrides_below_count_ints`, the
+family's bindings); this module checks the others, found across the whole package by their
+`class` statements (`subclasses.package_subclasses`, a read of the package per base name, once per
+run of the checker). Each subclass, read in its own module, must:
+
+- give the source method a body that returns only ints (`super().get_seq_length()` counting as the
+  base's int; its own subclasses elsewhere are then checked against it in turn), an abstract body
+  (its subclasses decide), or inherit it;
+- bind what the class's family keeps as state (the attributes it binds, fills or calls methods
+  of, its class-level names and properties, and the names its source methods read or call on
+  `self`) only to structural ints: no other value, no property or method over them, nothing put
+  into them, no method called on them, no store of them on another object (`Cache.n = t`);
+- derive from the family alone (besides `object`-like bases): another base's methods may come first.
+
+The subclasses of an alias (`Alias = Cache`) are searched for too (their base, the alias, is not
+the family's name: they make the class unknown). A subclass nested in a function or a class, one
+whose module cannot be read, a package that cannot be scanned and, in another module that names
+the family, a class whose base cannot be named (`class X(make_base())`) make the class unknown.
+An object the class builds itself (`Cache()`) is no subclass's (`ClassFacts.length_kind_of_name`,
+`exact`), and a class `int-length-classes` declares is vouched for. transformers' own classes are
+facts of the release (`caches.py`) and are not searched. A subclass written outside the package
+(a user's) is not seen; see docs/limits.md.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attributes import AttributeBindings
+from lint_rules.engine.facts.caches import is_transformers_module
+from lint_rules.engine.facts.module_files import STAMPS, module_name_of
+from lint_rules.engine.facts.subclasses import NEUTRAL_BASES, is_abstract, package_subclasses
+
+if TYPE_CHECKING:
+    from lint_rules.engine.facts.classes import ClassFacts
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class SubclassName(NamedTuple):
+    module: str
+    name: str
+    bases: tuple[frozenset[str], ...]
+    """The names each of its bases may be known by."""
+
+
+class FamilyState(NamedTuple):
+    attributes: frozenset[str]
+    """What the family keeps as state: its attributes, class-level names (its methods aside) and properties."""
+    read: frozenset[str]
+    """What its source methods, and the methods they call on `self`, read or call on `self`."""
+
+
+_CHECKING: set[tuple[str, str]] = set()
+"""The classes whose subclasses elsewhere are being checked: a class named again below itself (two
+classes of one name) is not taken as checked."""
+
+
+def subclasses_elsewhere_keep_int(facts: ClassFacts, cls: ast.ClassDef) -> bool:
+    """Every subclass of `cls` in another module of its package keeps its length an int."""
+    module, root = facts.module
+    if root is None or not module or is_transformers_module(module) or not in_a_package(facts.path, module):
+        return True
+    subclasses = subclass_names(module, root, cls.name)
+    if subclasses is None:
+        return False
+    here, _ = module_name_of(facts.path)  # as the search names modules (facts.module: as imported)
+    elsewhere = [subclass for subclass in subclasses if subclass.module != here]
+    if not elsewhere:
+        return True
+    key = (module, cls.name)
+    if key in _CHECKING:
+        return False
+    _CHECKING.add(key)
+    try:
+        family = {cls.name} | {subclass.name for subclass in subclasses}
+        state = family_state(facts, cls)
+        return all(keeps_int(facts, subclass, family, state) for subclass in elsewhere)
+    finally:
+        _CHECKING.discard(key)
+
+
+def in_a_package(path: str, module: str) -> bool:
+    """The module belongs to a package (other modules of it may subclass its classes)."""
+    return "." in module or path.endswith("__init__.py")
+
+
+def subclass_names(module: str, root: Path, base: str) -> tuple[SubclassName, ...] | None:
+    """The package's subclasses of `base`, searched once per module analyzed, or once per run
+    (`module_files.Stamps`): a whole-tree check asks the same few bases from many modules."""
+
+    def search() -> tuple[SubclassName, ...] | None:
+        found = package_subclasses(module, root, base, beyond_its_module=True)
+        if found is None:
+            return None
+        return tuple(SubclassName(name, node.name, tuple(map(frozenset, bases))) for name, node, bases in found)
+
+    return STAMPS.remembered((subclass_names, root / module.partition(".")[0], base), search)
+
+
+def family_state(facts: ClassFacts, cls: ast.ClassDef) -> FamilyState:
+    members = facts.family(cls)
+    methods = {statement.name for member in members for statement in member.body if isinstance(statement, Function)}
+    attributes: set[str] = set()
+    for member in members:
+        bindings = facts.bindings(member)
+        attributes |= bindings.values.keys() | bindings.contents.keys() | bindings.called | bindings.getters.keys()
+        attributes |= {name for name in bindings.class_level if name not in methods}
+    return FamilyState(frozenset(attributes), read_by_the_length(facts, members))
+
+
+def read_by_the_length(facts: ClassFacts, members: list[ast.ClassDef]) -> frozenset[str]:
+    """The names the family's source methods read or call on their receiver, and those that the
+    methods so called read, however deep."""
+    bodies: dict[str, list[Function]] = {}
+    for member in members:
+        for statement in member.body:
+            if isinstance(statement, Function):
+                bodies.setdefault(statement.name, []).append(statement)
+    read: set[str] = set()
+    pending = [name for name in bodies if name in facts.source_methods]
+    while pending:
+        for method in bodies.get(pending.pop(), []):
+            names = receiver_attributes(method) - read
+            read |= names
+            pending += names
+    return frozenset(read)
+
+
+def receiver_attributes(method: Function) -> set[str]:
+    """`x` of every `self.x` in the method (its first parameter's name for `self`)."""
+    arguments = ex.arguments_of(method)
+    receiver = arguments[0].arg if arguments else ""
+    return {
+        node.attr
+        for node in ast.walk(method)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver
+    }
+
+
+def keeps_int(facts: ClassFacts, subclass: SubclassName, family: set[str], state: FamilyState) -> bool:
+    other = facts.other_module(subclass.module)
+    node = other.classes.get(subclass.name) if other is not None else None
+    if other is None or node is None:
+        return False
+    if not all(known & (family | NEUTRAL_BASES) for known in subclass.bases):
+        return False
+    own = other.own_source_method(node)
+    if own is None and other.binds_source_method(node):
+        return False
+    if own is not None and not is_abstract(own):
+        if not (other.own_method_returns_ints(node, own, over_an_int_base=True)):
+            return False
+        if not subclasses_elsewhere_keep_int(other, node):
+            return False
+    watched = (state.attributes | state.read) - other.source_methods
+    return binds_state_to_ints(other.bindings(node), node, watched) and not stores_on_others(node, watched)
+
+
+def binds_state_to_ints(bindings: AttributeBindings, cls: ast.ClassDef, watched: frozenset[str]) -> bool:
+    """The subclass binds the `watched` names on its own objects only to structural ints."""
+    if bindings.opaque:
+        return False
+    methods = {statement.name for statement in cls.body if isinstance(statement, Function)}
+    if watched & (bindings.contents.keys() | bindings.called):
+        return False
+    for attribute, values in [*bindings.values.items(), *bindings.class_level.items()]:
+        if attribute in watched and (attribute in methods or not all(map(ex.is_structurally_int, values))):
+            return False
+    return True
+
+
+def stores_on_others(cls: ast.ClassDef, watched: frozenset[str]) -> bool:
+    """The subclass's body stores or deletes a `watched` name on an object other than its methods'
+    receivers (`Cache.n = t`, `other.n = t`), or calls `setattr`/`delattr` on one with that name or
+    a name that is not a literal."""
+    receivers = {arguments[0].arg for arguments in map(ex.arguments_of, functions_in(cls)) if arguments}
+    return any(
+        stores_on_another(node, watched, receivers) or sets_on_another(node, watched, receivers)
+        for node in ast.walk(cls)
+    )
+
+
+def stores_on_another(node: ast.AST, watched: frozenset[str], receivers: set[str]) -> bool:
+    if not (isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) and node.attr in watched):
+        return False
+    return not (isinstance(node.value, ast.Name) and node.value.id in receivers)
+
+
+def sets_on_another(node: ast.AST, watched: frozenset[str], receivers: set[str]) -> bool:
+    if not (isinstance(node, ast.Call) and ex.called_name(node).rpartition(".")[2] in ("setattr", "delattr")):
+        return False
+    target = node.args[0] if node.args else None
+    name = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else None
+    on_a_receiver = isinstance(target, ast.Name) and target.id in receivers
+    return not on_a_receiver and (not isinstance(name, str) or name in watched)
+
+
+def functions_in(cls: ast.ClassDef) -> list[Function]:
+    return [node for node in ast.walk(cls) if isinstance(node, Function)]

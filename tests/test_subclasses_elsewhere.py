@@ -1,0 +1,274 @@
+"""A class of the package counts an int only while its subclasses in the package's other modules keep
+it one (`lint_rules/engine/facts/subclasses_elsewhere.py`): `trim` takes a `KVCache`, an int counter
+in `base.py`, and `other.py` may subclass it. Each silent case has its must-report twin below."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checking import check_path
+from lint_rules.settings import Settings
+from tests.package_files import write_package
+
+KV_CACHE = """\
+    class KVCache:
+        def __init__(self):
+            self.n = 0
+
+        def update(self, k, v):
+            self.n += k.shape[-2]
+            return k, v
+
+        def get_seq_length(self):
+            return self.n
+"""
+BASE = (
+    KV_CACHE
+    + """
+
+    def trim(ids, cache: KVCache):
+        return ids[:, cache.get_seq_length():]
+"""
+)
+
+SILENT = {
+    "no subclass anywhere": "",
+    "a subclass adding one to the base's int": """
+        from .base import KVCache
+
+
+        class Offset(KVCache):
+            def get_seq_length(self):
+                return super().get_seq_length() + 1
+    """,
+    "a subclass that keeps the counter an int and adds state of its own": """
+        import torch
+        from .base import KVCache
+
+
+        class Windowed(KVCache):
+            def __init__(self, window):
+                super().__init__()
+                self.window = torch.tensor(window)
+
+            def update(self, k, v):
+                self.n += k.shape[-2]
+                return k, v
+    """,
+    "an alias of the class and no subclass of it": """
+        from .base import KVCache
+
+        Alias = KVCache
+    """,
+    "a class whose base is one of two names, neither of the family": """
+        from .base import KVCache
+        from .mixins import Fast, Slow
+
+        FAST = True
+
+
+        class Chosen(Fast if FAST else Slow):
+            def get_seq_length(self):
+                return self.pos.sum()
+
+
+        def make():
+            return KVCache()
+    """,
+    "a subclass setting a name the class never binds on another object": """
+        from .base import KVCache
+
+
+        class Labelled(KVCache):
+            def label(self, other):
+                setattr(other, "label", "kv")
+    """,
+    "a subclass through the module's name, overriding with an int": """
+        from . import base
+
+
+        class Counted(base.KVCache):
+            def __init__(self):
+                super().__init__()
+                self.m = 0
+
+            def get_seq_length(self):
+                return self.m
+    """,
+}
+
+REPORTED = {
+    "a subclass returning a tensor": """
+        from .base import KVCache
+
+
+        class PositionCache(KVCache):
+            def get_seq_length(self):
+                return self.pos.sum()
+    """,
+    "a subclass binding the counter to a tensor": """
+        import torch
+        from .base import KVCache
+
+
+        class Counted(KVCache):
+            def update(self, k, v):
+                self.n = torch.tensor(k.shape[-2])
+                return k, v
+    """,
+    "a subclass with a property over the counter": """
+        from .base import KVCache
+
+
+        class Prop(KVCache):
+            @property
+            def n(self):
+                return self.pos.sum()
+    """,
+    "a grandchild below a subclass of the same module returning a tensor": """
+        from .base import KVCache
+
+
+        class Mid(KVCache):
+            pass
+
+
+        class Leaf(Mid):
+            def get_seq_length(self):
+                return self.pos.sum()
+    """,
+    "a subclass of an alias of the class": """
+        from .base import KVCache
+
+        Alias = KVCache
+
+
+        class PositionCache(Alias):
+            def get_seq_length(self):
+                return self.pos.sum()
+    """,
+    "a subclass through a base chosen between the class and another": """
+        from .base import KVCache
+        from .mixins import Slow
+
+        FAST = True
+
+
+        class Chosen(KVCache if FAST else Slow):
+            def get_seq_length(self):
+                return self.pos.sum()
+    """,
+    "a subclass setting the counter on another object": """
+        import torch
+        from .base import KVCache
+
+
+        class Resetter(KVCache):
+            def reset_other(self, other):
+                setattr(other, "n", torch.zeros(()))
+    """,
+    "a subclass storing the counter on the class": """
+        import torch
+        from .base import KVCache
+
+
+        class Patcher(KVCache):
+            def patch(self):
+                KVCache.n = torch.zeros(())
+    """,
+    "a subclass whose other base's methods may run first": """
+        from .base import KVCache
+        from .mixins import Mixin
+
+
+        class Mixed(Mixin, KVCache):
+            pass
+    """,
+    "a subclass nested in a function, which no module-level name finds": """
+        from .base import KVCache
+
+
+        def make():
+            class Local(KVCache):
+                def get_seq_length(self):
+                    return self.pos.sum()
+
+            return Local()
+    """,
+}
+
+
+def codes(other: str, tmp_path: Path, more: dict[str, str] | None = None) -> list[str]:
+    package = write_package(tmp_path, {"base": BASE, "other": other, **(more or {})})
+    checked = check_path(str(package / "base.py"), Settings())
+    assert not checked.error, checked.error
+    return [finding.code for finding in checked.findings]
+
+
+@pytest.mark.parametrize("other", SILENT.values(), ids=SILENT.keys())
+def test_must_stay_silent(other: str, tmp_path: Path) -> None:
+    assert codes(other, tmp_path) == []
+
+
+@pytest.mark.parametrize("other", REPORTED.values(), ids=REPORTED.keys())
+def test_must_report(other: str, tmp_path: Path) -> None:
+    assert codes(other, tmp_path) == ["SLG002"]
+
+
+def test_a_subclass_of_a_subclass_elsewhere_is_checked_against_it(tmp_path: Path) -> None:
+    """`Counted` in `other.py` counts its own int `m`; `Leaf` in a third module rebinds `m` to a tensor."""
+    leaf = """
+        import torch
+        from .other import Counted
+
+
+        class Leaf(Counted):
+            def update(self, k, v):
+                self.m = torch.tensor(0)
+                return k, v
+    """
+    assert codes(SILENT["a subclass through the module's name, overriding with an int"], tmp_path) == []
+    assert codes(SILENT["a subclass through the module's name, overriding with an int"], tmp_path, {"leaf": leaf}) == [
+        "SLG002"
+    ]
+
+
+def test_a_module_outside_any_package_has_no_other_modules(tmp_path: Path) -> None:
+    """A lone script's classes keep the module's answer: nothing but the module is searched."""
+    script = tmp_path / "script.py"
+    script.write_text(BASE.replace("\n    ", "\n").removeprefix("    "))
+    checked = check_path(str(script), Settings())
+    assert (checked.error, list(checked.findings)) == ("", [])
+
+
+TENSOR_SUBCLASS = REPORTED["a subclass returning a tensor"]
+CLASS_AND_ITS_OWN_USES = (
+    KV_CACHE
+    + """
+        def tail(self, ids):
+            return ids[:, self.get_seq_length():]
+
+
+    def trim_built(ids):
+        cache = KVCache()
+        return ids[:, cache.get_seq_length():]
+"""
+)
+
+
+def test_an_object_the_class_builds_itself_is_no_subclass(tmp_path: Path) -> None:
+    """`KVCache()` is a `KVCache`, whatever subclasses other modules define: `trim_built` stays
+    silent; the same length asked of the class's own `self`, which may be a `PositionCache`, must
+    report, and is silent without that subclass."""
+    alone = write_package(tmp_path / "alone", {"base": CLASS_AND_ITS_OWN_USES})
+    assert functions(alone) == []
+    subclassed = write_package(tmp_path / "subclassed", {"base": CLASS_AND_ITS_OWN_USES, "other": TENSOR_SUBCLASS})
+    assert functions(subclassed) == ["KVCache.tail"]
+
+
+def functions(package: Path) -> list[str]:
+    checked = check_path(str(package / "base.py"), Settings())
+    assert not checked.error, checked.error
+    return sorted(finding.function for finding in checked.findings)
