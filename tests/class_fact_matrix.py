@@ -42,7 +42,7 @@ class BindingForm:
     """Code after `Cache` in its module that binds `n` on an object of it: to an int, to a tensor."""
     not_followed_elsewhere: str = ""
     """Why the int variant, in a subclass in another module, makes `Cache`'s length unknown
-    (`subclasses_elsewhere.py` reads such a subclass conservatively); empty: it stays an int."""
+    (`kept_elsewhere.py` reads such a subclass conservatively); empty: it stays an int."""
 
 
 def members(update: str) -> str:

@@ -237,6 +237,9 @@ class ClassBodies(ModuleNames):
         ]
         return max(spanning, key=lambda method: method.lineno, default=None)
 
+    def class_of_method(self, method: FunctionNode) -> ast.ClassDef | None:
+        return self._method_classes.get(id(method))
+
     def keeps_self(self, method: FunctionNode) -> bool:
         return first_parameter(method) == "self" and self.has_own_receiver(method)
 

@@ -32,13 +32,13 @@ from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.held_objects import binds, constructor, displayed, reads_an_int_property, values_of
+from lint_rules.engine.facts.kept_elsewhere import keeps_int_elsewhere
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
 from lint_rules.engine.facts.outside_stores import may_alias_unnamed
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
-from lint_rules.engine.facts.subclasses_elsewhere import subclasses_elsewhere_keep_int
 from lint_rules.engine.facts.transformers_subclasses import (
     binds_counters_to_ints,
     counters_of_bases,
@@ -122,7 +122,7 @@ class ClassFacts(ClassProperties):
         if self.declarations and self.declared_kind(self.module[0], cls.name):
             return True
         if id(cls) not in self._kept_elsewhere:
-            self._kept_elsewhere[id(cls)] = subclasses_elsewhere_keep_int(self, cls)
+            self._kept_elsewhere[id(cls)] = keeps_int_elsewhere(self, cls)
         return self._kept_elsewhere[id(cls)]
 
     def unless_replaced(self, kind: str) -> str:

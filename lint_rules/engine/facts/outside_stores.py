@@ -40,6 +40,8 @@ class Store(NamedTuple):
     """That `def` when it is a method (directly in a class body)."""
     increment: bool
     """`+=`/`-=`: the value is added to the attribute."""
+    receiver: ast.expr | None = None
+    """The object the attribute is stored on (None: not known, `vars(obj)[k] = v`)."""
 
 
 class OutsideCounts(CountReader):
@@ -229,8 +231,8 @@ def evaluated_where_defined(definition: ast.ClassDef | FunctionNode) -> list[ast
 
 
 def outside_stores(node: ast.AST, function: FunctionNode | None, method: FunctionNode | None) -> Iterator[Store]:
-    def store(attribute: str, value: ast.expr | None, increment: bool = False) -> Store:
-        return Store(attribute, value, function, method, increment)
+    def store(attribute: str, value: ast.expr | None, receiver: ast.expr | None, increment: bool = False) -> Store:
+        return Store(attribute, value, function, method, increment, receiver)
 
     if isinstance(node, ast.Assign):
         for target in node.targets:
@@ -238,9 +240,9 @@ def outside_stores(node: ast.AST, function: FunctionNode | None, method: Functio
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
         yield from (store(*pair) for pair in targets_stored(node.target, node.value, method))
     elif isinstance(node, ast.AugAssign):
-        for attribute, _ in targets_stored(node.target, node.value, method):
+        for attribute, _, receiver in targets_stored(node.target, node.value, method):
             kept = isinstance(node.op, INT_KEEPING_OPERATORS)
-            yield store(attribute, node.value if kept else None, isinstance(node.op, (ast.Add, ast.Sub)))
+            yield store(attribute, node.value if kept else None, receiver, isinstance(node.op, (ast.Add, ast.Sub)))
     elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         yield from (store(*pair) for pair in targets_stored(node.target, None, method))
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
@@ -248,7 +250,7 @@ def outside_stores(node: ast.AST, function: FunctionNode | None, method: Functio
     elif isinstance(node, ast.Call) and is_direct_setattr(node):
         yield from (store(*pair) for pair in call_stores(node, method))
     if binds_any_attribute(node, method):
-        yield store(ANY_ATTRIBUTE, None)
+        yield store(ANY_ATTRIBUTE, None, None)
 
 
 def binds_any_attribute(node: ast.AST, method: FunctionNode | None) -> bool:
@@ -291,12 +293,12 @@ def is_dictionary(node: ast.AST) -> bool:
 
 def targets_stored(
     target: ast.expr, value: ast.expr | None, method: FunctionNode | None
-) -> Iterator[tuple[str, ast.expr | None]]:
-    """(attribute, value) for each attribute of a non-own receiver `target` binds (`value`: what a
-    plain target gets; an element of a tuple or starred target gets None)."""
+) -> Iterator[tuple[str, ast.expr | None, ast.expr]]:
+    """(attribute, value, object) for each attribute of a non-own receiver `target` binds (`value`:
+    what a plain target gets; an element of a tuple or starred target gets None)."""
     if isinstance(target, ast.Attribute):
         if not is_own_receiver(target.value, method):
-            yield target.attr, value
+            yield target.attr, value, target.value
     elif isinstance(target, (ast.Tuple, ast.List)):
         for element in target.elts:
             yield from targets_stored(element, None, method)
@@ -304,12 +306,12 @@ def targets_stored(
         yield from targets_stored(target.value, None, method)
 
 
-def call_stores(call: ast.Call, method: FunctionNode | None) -> Iterator[tuple[str, ast.expr | None]]:
+def call_stores(call: ast.Call, method: FunctionNode | None) -> Iterator[tuple[str, ast.expr | None, ast.expr]]:
     """`setattr(obj, "n", v)` and `obj.__setattr__("n", v)`, `obj` not the method's own receiver."""
     receiver, attribute, value = setattr_parts(call)
     if is_own_receiver(receiver, method):
         return
     if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
-        yield attribute.value, value
+        yield attribute.value, value, receiver
     else:
-        yield ANY_ATTRIBUTE, value
+        yield ANY_ATTRIBUTE, value, receiver

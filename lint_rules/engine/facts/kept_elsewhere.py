@@ -1,11 +1,12 @@
-"""A class of the package counts an int only while its subclasses in the package's other modules
-keep it one: an object of such a subclass may stand wherever the class is expected (an annotation,
-an `isinstance` test, an attribute that holds one).
+"""A class of the package counts an int only while the package's other modules keep it one: its
+subclasses there (here) and their stores into its objects (`package_stores.py`). An object of
+such a subclass, or one such a store reached, may stand wherever the class is expected (an
+annotation, an `isinstance` test, an attribute that holds one, `self`).
 
-`ClassFacts` checks the subclasses in the class's own module (`overrides_below_count_ints`, the
-family's bindings); this module checks the others, found across the whole package by their
-`class` statements (`subclasses.package_subclasses`, a read of the package per base name, once per
-run of the checker). Each subclass, read in its own module, must:
+`ClassFacts` checks the subclasses and stores in the class's own module (`overrides_below_count_ints`,
+the family's bindings, `outside_stores.py`); this module checks the others. The subclasses are
+found across the whole package by their `class` statements (`subclasses.package_subclasses`, a
+read of the package per base name, once per run of the checker). Each, read in its own module, must:
 
 - give the source method a body that returns only ints (`super().get_seq_length()` counting as the
   base's int; its own subclasses elsewhere are then checked against it in turn), an abstract body
@@ -22,8 +23,8 @@ whose module cannot be read, a package that cannot be scanned and, in another mo
 the family, a class whose base cannot be named (`class X(make_base())`) make the class unknown.
 An object the class builds itself (`Cache()`) is no subclass's (`ClassFacts.length_kind_of_name`,
 `exact`), and a class `int-length-classes` declares is vouched for. transformers' own classes are
-facts of the release (`caches.py`) and are not searched. A subclass written outside the package
-(a user's) is not seen; see docs/limits.md.
+facts of the release (`caches.py`) and are not searched. A subclass or a store written outside the
+package (a user's) is not seen; see docs/limits.md.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attributes import AttributeBindings
 from lint_rules.engine.facts.caches import is_transformers_module
 from lint_rules.engine.facts.module_files import STAMPS, module_name_of
+from lint_rules.engine.facts.package_stores import stored_elsewhere
 from lint_rules.engine.facts.subclasses import NEUTRAL_BASES, is_abstract, package_subclasses
 
 if TYPE_CHECKING:
@@ -63,15 +65,20 @@ _CHECKING: set[tuple[str, str]] = set()
 classes of one name) is not taken as checked."""
 
 
-def subclasses_elsewhere_keep_int(facts: ClassFacts, cls: ast.ClassDef) -> bool:
-    """Every subclass of `cls` in another module of its package keeps its length an int."""
+def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef) -> bool:
+    """No other module of the class's package stores into its objects what its length reads, and
+    every subclass of it there keeps its length an int."""
     module, root = facts.module
     if root is None or not module or is_transformers_module(module) or not in_a_package(facts.path, module):
         return True
+    here, _ = module_name_of(facts.path)  # as the searches name modules (facts.module: as imported)
     subclasses = subclass_names(module, root, cls.name)
     if subclasses is None:
         return False
-    here, _ = module_name_of(facts.path)  # as the search names modules (facts.module: as imported)
+    family = frozenset({cls.name} | {subclass.name for subclass in subclasses})
+    state = family_state(facts, cls)
+    if stored_elsewhere(facts, root / module.partition(".")[0], here, state.read - facts.source_methods, family):
+        return False
     elsewhere = [subclass for subclass in subclasses if subclass.module != here]
     if not elsewhere:
         return True
@@ -80,8 +87,6 @@ def subclasses_elsewhere_keep_int(facts: ClassFacts, cls: ast.ClassDef) -> bool:
         return False
     _CHECKING.add(key)
     try:
-        family = {cls.name} | {subclass.name for subclass in subclasses}
-        state = family_state(facts, cls)
         return all(keeps_int(facts, subclass, family, state) for subclass in elsewhere)
     finally:
         _CHECKING.discard(key)
@@ -145,7 +150,7 @@ def receiver_attributes(method: Function) -> set[str]:
     }
 
 
-def keeps_int(facts: ClassFacts, subclass: SubclassName, family: set[str], state: FamilyState) -> bool:
+def keeps_int(facts: ClassFacts, subclass: SubclassName, family: frozenset[str], state: FamilyState) -> bool:
     other = facts.other_module(subclass.module)
     node = other.classes.get(subclass.name) if other is not None else None
     if other is None or node is None:
@@ -158,7 +163,7 @@ def keeps_int(facts: ClassFacts, subclass: SubclassName, family: set[str], state
     if own is not None and not is_abstract(own):
         if not (other.own_method_returns_ints(node, own, over_an_int_base=True)):
             return False
-        if not subclasses_elsewhere_keep_int(other, node):
+        if not keeps_int_elsewhere(other, node):
             return False
     watched = (state.attributes | state.read) - other.source_methods
     return binds_state_to_ints(other.bindings(node), node, watched) and not stores_on_others(node, watched)

@@ -1,6 +1,7 @@
-"""A class of the package counts an int only while its subclasses in the package's other modules keep
-it one (`lint_rules/engine/facts/subclasses_elsewhere.py`): `trim` takes a `KVCache`, an int counter
-in `base.py`, and `other.py` may subclass it. Each silent case has its must-report twin below."""
+"""A class of the package counts an int only while the package's other modules keep it one
+(`lint_rules/engine/facts/kept_elsewhere.py`, `package_stores.py`): `trim` takes a `KVCache`, an
+int counter in `base.py`, and `other.py` may subclass it or store into its objects. Each silent case
+has its must-report twin below."""
 
 from __future__ import annotations
 
@@ -99,6 +100,116 @@ SILENT = {
     """,
 }
 
+STORES_SILENT = {
+    "a function that starts the counter again": """
+        def reset(cache):
+            cache.n = 0
+    """,
+    "a function that adds an element of a shape": """
+        def grow(cache, k):
+            cache.n += k.shape[-2]
+    """,
+    "a function that adds a local unpacked from a shape": """
+        def grow(cache, k):
+            batch, heads, new, dim = k.shape
+            cache.n += new
+    """,
+    "another class binding its own attribute of the same name": """
+        import torch
+
+
+        class Meter:
+            def __init__(self):
+                self.n = torch.zeros(())
+    """,
+    "a store on objects the storing module shows to be of another class": """
+        import torch
+        from .base import KVCache
+
+
+        class Other:
+            def __init__(self):
+                self.n = 0
+
+
+        class Pool:
+            def __init__(self):
+                self.items: list[Other] = []
+
+            def reset(self):
+                for item in self.items:
+                    item.n = torch.zeros(())
+    """,
+    "setattr with a name not written out, in a file that never writes the counter's name as a string": """
+        def load(cache, state):
+            seen = cache.n
+            for key in state:
+                setattr(cache, key, state[key])
+            return seen
+    """,
+    "a store of a name the length does not read": """
+        import torch
+
+
+        def tag(cache):
+            cache.label = torch.zeros(())
+    """,
+}
+STORES_REPORTED = {
+    "a function that stores a tensor": """
+        import torch
+
+
+        def hack(cache):
+            cache.n = torch.zeros(())
+    """,
+    "a function that adds a tensor": """
+        def grow(cache, mask):
+            cache.n += mask.sum()
+    """,
+    "a store on objects the storing module shows to be of the class": """
+        import torch
+        from .base import KVCache
+
+
+        class Other:
+            def __init__(self):
+                self.n = 0
+
+
+        class Pool:
+            def __init__(self):
+                self.items: list[KVCache] = []
+
+            def reset(self):
+                for item in self.items:
+                    item.n = torch.zeros(())
+    """,
+    "setattr with the name": """
+        import torch
+
+
+        def hack(cache):
+            setattr(cache, "n", torch.zeros(()))
+    """,
+    "setattr with a name that is not a literal, in a file naming the counter": """
+        def load(cache, state):
+            for key in ("n",):
+                setattr(cache, key, state[key])
+    """,
+    "an element of an unpacked tensor": """
+        def hack(cache, counts):
+            cache.n, _ = counts.max(dim=0)
+    """,
+    "a method storing on an object it was given": """
+        import torch
+
+
+        class Runner:
+            def reset(self, cache):
+                cache.n = torch.zeros(())
+    """,
+}
 REPORTED = {
     "a subclass returning a tensor": """
         from .base import KVCache
@@ -198,6 +309,16 @@ REPORTED = {
             return Local()
     """,
 }
+
+
+@pytest.mark.parametrize("other", STORES_SILENT.values(), ids=STORES_SILENT.keys())
+def test_a_store_from_another_module_that_keeps_an_int_stays_silent(other: str, tmp_path: Path) -> None:
+    assert codes(other, tmp_path) == []
+
+
+@pytest.mark.parametrize("other", STORES_REPORTED.values(), ids=STORES_REPORTED.keys())
+def test_a_store_from_another_module_that_may_not_be_an_int_is_reported(other: str, tmp_path: Path) -> None:
+    assert codes(other, tmp_path) == ["SLG002"]
 
 
 def codes(other: str, tmp_path: Path, more: dict[str, str] | None = None) -> list[str]:
