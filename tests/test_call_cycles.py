@@ -173,9 +173,33 @@ def chain(count: int) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("count", [2, 5, 7])
+@pytest.mark.parametrize("count", [2, 5, 7, summarizer.MAX_DEPTH, 12, 40])
 def test_a_use_at_the_far_end_of_a_cycle_reaches_its_first_caller(count: int) -> None:
     """The settling walks the functions asked last (the callees) first, so that a use found at the far
-    end reaches the first caller within the passes; a cycle longer than `MAX_DEPTH` allows is not
-    closed and stays silent, as before."""
+    end reaches the first caller within the passes. A cycle longer than `MAX_DEPTH` nested walks is
+    closed where the depth cuts the walk (8, 12 and 40 functions were silent before)."""
     assert codes(chain(count)) == [(2, "SLG002")]
+
+
+def test_a_long_chain_that_is_no_cycle_is_still_cut_at_the_depth() -> None:
+    """Twenty functions each handing the length on to the next, the last slicing with it, and no
+    call back: no cycle to settle, so the walk stops at `MAX_DEPTH` as before (silent, docs/limits.md)."""
+    lines = ["def entry(cache, x):", "    return f0(x, cache.get_seq_length())", ""]
+    for index in range(20):
+        body = "    return x[:n]" if index == 19 else f"    return f{index + 1}(x, n)"
+        lines += [f"def f{index}(x, n):", body, ""]
+    assert codes("\n".join(lines)) == []
+
+
+def test_a_long_cycle_is_walked_a_bounded_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forty functions in one ring: each walked a few times, not once per depth it was reached at."""
+    walks: list[str] = []
+    summarize = summarizer.summarize
+
+    def counted(scope: summarizer.Scope, run: summarizer.ModuleRun, seeded: bool) -> summarizer.Summary:
+        walks.append(scope.name)
+        return summarize(scope, run, seeded)
+
+    monkeypatch.setattr(summarizer, "summarize", counted)
+    assert codes(chain(40)) == [(2, "SLG002")]
+    assert len(walks) <= 5 * 40, len(walks)

@@ -393,3 +393,38 @@ def functions(package: Path) -> list[str]:
     checked = check_path(str(package / "base.py"), Settings())
     assert not checked.error, checked.error
     return sorted(finding.function for finding in checked.findings)
+
+
+HOLDER = """\
+    from transformers import DynamicCache
+
+
+    class Holder:
+        def __init__(self):
+            self.inner = DynamicCache()
+
+        def get_seq_length(self):
+            return self.inner.get_seq_length()
+
+
+    def trim(ids, cache: Holder):
+        return ids[:, cache.get_seq_length():]
+"""
+STATIC_HOLDER = """\
+    from transformers import StaticCache
+
+    from .base import Holder
+
+
+    class StaticHolder(Holder):
+        def __init__(self, config):
+            super().__init__()
+            self.inner = StaticCache(config=config, max_cache_len=8)
+"""
+
+
+def test_a_subclass_elsewhere_holding_a_static_cache_makes_the_holder_unknown(tmp_path: Path) -> None:
+    """`Holder` delegates to the `DynamicCache` it builds (silent alone); `StaticHolder` in another
+    module builds a `StaticCache` in its place, so `trim` must report."""
+    assert functions(write_package(tmp_path / "alone", {"base": HOLDER})) == []
+    assert functions(write_package(tmp_path / "subclassed", {"base": HOLDER, "other": STATIC_HOLDER})) == ["trim"]

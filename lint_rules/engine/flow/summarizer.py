@@ -7,8 +7,9 @@ A function's summary comes from one walk of it with every parameter seeded as it
 - `returns_source`: a source's value reaches a `return`, so each call of the function is a source.
 
 Summaries are computed on demand, once per function; the functions of a call cycle together, until
-their summaries settle (a function still being walked has an empty summary at first). They are
-bounded: in depth, and in the walks a module's summaries may take in all.
+their summaries settle (a function still being walked has an empty summary at first), also a cycle
+longer than the depth allows, closed where the depth cuts its walk. They are bounded: in depth, and
+in the walks a module's summaries may take in all.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class Summaries:
         key = (id(definition.node), seeded)
         if key in self._done:
             return self._done[key]
-        cycle = self.settling_cycle_of(definition) or self.cycle_entered(definition, key)
+        cycle = self.settling_cycle_of(definition) or self.cycle_entered(definition, key) or self.cycle_cut(definition)
         if cycle is not None:
             cycle.keys.setdefault(key, definition)
             self.mark_read(cycle.root, cycle.depth)
@@ -125,10 +126,23 @@ class Summaries:
         outermost walk of one of its functions ends."""
         if not self.is_active(key) or self.is_cut_short():
             return None
+        return self.register_cycle(definition)
+
+    def cycle_cut(self, definition: Definition) -> SettlingCycle | None:
+        """The cycle a walk would close beyond `MAX_DEPTH`: a function of a cycle that an active walk
+        belongs to, asked for too deep (a length handed round a cycle of eight functions or more)."""
+        if len(self._active) < MAX_DEPTH or self.walks_spent():
+            return None
+        return self.register_cycle(definition)
+
+    def register_cycle(self, definition: Definition) -> SettlingCycle | None:
+        """The cycle of `definition`'s function, rooted at the outermost active walk of one of its
+        functions, with the active walks of its functions as its first summaries."""
         members = self.call_cycles.cycle_of(definition, self.called_functions)
         for depth, walk in enumerate(self._active):
             if walk.key[0] in members:
-                cycle = SettlingCycle(members, walk.key, walk.definition, depth, {})
+                keys = {active.key: active.definition for active in self._active[depth:] if active.key[0] in members}
+                cycle = SettlingCycle(members, walk.key, walk.definition, depth, keys)
                 self._cycles.append(cycle)
                 return cycle
         return None
@@ -171,12 +185,10 @@ class Summaries:
         cycle.keys.setdefault(cycle.root, cycle.root_definition)
         kept = settled = False
         for _ in range(MAX_SETTLING_PASSES):
-            before, kept = self.signatures(cycle), True
-            for key, definition in reversed(list(cycle.keys.items())):  # those asked last (callees) first
-                self._settling[key], reads = self.walk(definition, key)
-                kept = kept and reads <= {cycle.root}
-            settled = before == self.signatures(cycle)
-            if settled:
+            before = self.signatures(cycle)
+            kept, complete = self.walk_pass(cycle)
+            settled = complete and before == self.signatures(cycle)
+            if settled or not complete:
                 break
         self.forget(cycle)
         summaries = {key: self._settling.pop(key, EMPTY) for key in cycle.keys}
@@ -185,6 +197,23 @@ class Summaries:
         else:
             self.mark_read(cycle.root)  # what its callers make of an unsettled summary is not kept either
         return summaries[cycle.root]
+
+    def walk_pass(self, cycle: SettlingCycle) -> tuple[bool, bool]:
+        """One pass over the cycle's summaries: those asked last (the callees) first, then those the
+        pass asks for anew, until it asks for none. Whether every walk read only the cycle's own
+        summaries, and whether the pass ended before the module's walks were spent."""
+        walked: set[Key] = set()
+        kept = True
+        while True:
+            pending = [(key, definition) for key, definition in reversed(list(cycle.keys.items())) if key not in walked]
+            if not pending:
+                return kept, True
+            for key, definition in pending:
+                if self.walks_spent():
+                    return kept, False
+                walked.add(key)
+                self._settling[key], reads = self.walk(definition, key)
+                kept = kept and reads <= {cycle.root}
 
     def signatures(self, cycle: SettlingCycle) -> dict[Key, tuple[frozenset[str], frozenset[str], bool]]:
         return {key: self._settling.get(key, EMPTY).signature for key in cycle.keys}
