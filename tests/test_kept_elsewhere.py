@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
+from lint_rules.engine.facts.module_files import STAMPS
 from lint_rules.settings import Settings
 from tests.package_files import write_package
 
@@ -185,6 +186,22 @@ STORES_REPORTED = {
                 for item in self.items:
                     item.n = torch.zeros(())
     """,
+    "a store on an object typed `Any`": """
+        from typing import Any
+
+        import torch
+
+
+        def hack(cache: Any):
+            cache.n = torch.zeros(())
+    """,
+    "a store through `vars(obj).update(n=...)`": """
+        import torch
+
+
+        def hack(cache):
+            vars(cache).update(n=torch.zeros(()))
+    """,
     "setattr with the name": """
         import torch
 
@@ -270,6 +287,57 @@ REPORTED = {
         class Chosen(KVCache if FAST else Slow):
             def get_seq_length(self):
                 return self.pos.sum()
+    """,
+    "a subclass through a tuple that binds an alias": """
+        from .base import KVCache
+
+        KV, other = KVCache, int
+
+
+        class PositionCache(KV):
+            def get_seq_length(self):
+                return self.pos.sum()
+    """,
+    "a subclass of a class looked up in a dictionary": """
+        from .base import KVCache
+
+        BASES = {"kv": KVCache}
+
+
+        class PositionCache(BASES["kv"]):
+            def get_seq_length(self):
+                return self.pos.sum()
+    """,
+    "two subclasses of one name, one returning a tensor": """
+        import os
+
+        from .base import KVCache
+
+        if os.environ.get("POSITIONS"):
+
+            class Sub(KVCache):
+                def get_seq_length(self):
+                    return self.pos.sum()
+
+        else:
+
+            class Sub(KVCache):
+                pass
+    """,
+    "a module-level subclass and a nested one of the same name returning a tensor": """
+        from .base import KVCache
+
+
+        class Local(KVCache):
+            pass
+
+
+        def make():
+            class Local(KVCache):
+                def get_seq_length(self):
+                    return self.pos.sum()
+
+            return Local()
     """,
     "a subclass setting the counter on another object": """
         import torch
@@ -428,3 +496,120 @@ def test_a_subclass_elsewhere_holding_a_static_cache_makes_the_holder_unknown(tm
     module builds a `StaticCache` in its place, so `trim` must report."""
     assert functions(write_package(tmp_path / "alone", {"base": HOLDER})) == []
     assert functions(write_package(tmp_path / "subclassed", {"base": HOLDER, "other": STATIC_HOLDER})) == ["trim"]
+
+
+POISON = """\
+    import torch
+
+
+    def poison(cache):
+        cache.n = torch.zeros(())
+"""
+BUILT_AND_POISONED = (
+    KV_CACHE
+    + """
+
+    from .helpers import poison
+
+
+    def run(ids):
+        cache = KVCache()
+        poison(cache)
+        return ids[:, cache.get_seq_length():]
+"""
+)
+
+
+def test_an_object_the_class_builds_itself_still_takes_stores_from_other_modules(tmp_path: Path) -> None:
+    """`KVCache()` is no subclass's object, but `poison` in another module stores a tensor into it."""
+    quiet = {"base": BUILT_AND_POISONED, "helpers": "def poison(cache):\n    return cache\n"}
+    assert functions(write_package(tmp_path / "quiet", quiet)) == []
+    assert functions(write_package(tmp_path / "poisoned", {"base": BUILT_AND_POISONED, "helpers": POISON})) == ["run"]
+
+
+MINE = """\
+    from .base import KVCache
+
+
+    class Mine(KVCache):
+        pass
+
+
+    def trim(ids, cache: Mine):
+        return ids[:, cache.get_seq_length():]
+"""
+LEAF = """\
+    import torch
+
+    from .user import Mine
+
+
+    class Leaf(Mine):
+        def update(self, k, v):
+            self.n = torch.tensor(k.shape[-2])
+            return k, v
+"""
+
+
+@pytest.mark.parametrize(
+    ("more", "reported"),
+    [({}, []), ({"helpers": POISON}, ["trim"]), ({"leaf": LEAF}, ["trim"])],
+    ids=["alone", "a-store-in-a-third-module", "a-subclass-in-a-third-module"],
+)
+def test_a_subclass_in_another_module_reads_what_its_base_keeps(
+    more: dict[str, str], reported: list[str], tmp_path: Path
+) -> None:
+    """`Mine` (user.py) inherits `KVCache`'s length (base.py): a store of `n` or a subclass binding it,
+    in a third module, makes `Mine`'s length unknown too."""
+    package = write_package(tmp_path, {"base": KV_CACHE, "user": MINE, **more})
+    checked = check_path(str(package / "user.py"), Settings())
+    assert sorted(finding.function for finding in checked.findings) == reported
+
+
+def test_a_re_export_under_another_name_is_followed_to_its_subclasses(tmp_path: Path) -> None:
+    """`pkg/__init__.py` re-exports `KVCache` as `KV`; `other.py` subclasses `KV` with a tensor length."""
+    init = "from .base import KVCache as KV\n"
+    other = "from . import KV\n\n\nclass Sub(KV):\n    def get_seq_length(self):\n        return self.pos.sum()\n"
+    assert codes("", tmp_path / "alone", {"__init__": init}) == []
+    assert codes(other, tmp_path / "subclassed", {"__init__": init}) == ["SLG002"]
+
+
+SAME_NAME_A = (
+    KV_CACHE
+    + """
+
+    from .b import make_base
+
+
+    def trim_a(ids, cache: KVCache):
+        return ids[:, cache.get_seq_length():]
+
+
+    class Built(make_base()):
+        def get_seq_length(self):
+            return self.pos.sum()
+"""
+)
+SAME_NAME_B = (
+    KV_CACHE
+    + """
+
+    def make_base():
+        return KVCache
+
+
+    def trim_b(ids, cache: KVCache):
+        return ids[:, cache.get_seq_length():]
+"""
+)
+
+
+def test_the_answer_for_one_of_two_classes_of_one_name_does_not_depend_on_the_order(tmp_path: Path) -> None:
+    """Both modules define `KVCache`; `a.py` subclasses a base that `b.py` builds (it may be `b`'s
+    class): `trim_b` must report whether `a.py` or `b.py` is checked first in the run."""
+    package = write_package(tmp_path, {"a": SAME_NAME_A, "b": SAME_NAME_B})
+    with STAMPS.kept_for_the_run():
+        in_order = [
+            f.function for name in ("a", "b") for f in check_path(str(package / f"{name}.py"), Settings()).findings
+        ]
+    assert "trim_b" in in_order

@@ -87,7 +87,7 @@ class ClassFacts(ClassProperties):
         self._read_a_cycle = False
         self._rebinding_subclasses: dict[str, bool] = {}
         self._counters_kept_below: dict[int, bool] = {}
-        self._kept_elsewhere: dict[int, bool] = {}
+        self._kept_elsewhere: dict[tuple[int, bool], bool] = {}
 
     # ----- length kinds -----------------------------------------------------------------------
 
@@ -97,33 +97,40 @@ class ClassFacts(ClassProperties):
         the class's own kind, for an object of a subclass whose state the caller checks
         (`keeps_int_state`): other subclasses of it, and what they override, do not count. `exact`:
         for an object built by the class itself, which no subclass in another module can be."""
-        kind = self.unless_replaced(self.named_kind(name, as_a_base))
-        if kind == INT_LENGTH and not (as_a_base or exact) and not self.named_class_kept_int_elsewhere(name):
+        kind = self.kind_in_its_module(name, as_a_base)
+        if kind == INT_LENGTH and not as_a_base and not self.named_class_kept_int_elsewhere(name, exact):
             return ""
         return kind
 
-    def named_class_kept_int_elsewhere(self, name: str) -> bool:
-        """Each package class `name` may stand for keeps its int in every subclass of another module."""
+    def kind_in_its_module(self, name: str, as_a_base: bool = False) -> str:
+        """The kind as the class's module (and its bases') read it, before what the package's other
+        modules do to it (`kept_elsewhere`): what a module asks of another one's class."""
+        return self.unless_replaced(self.named_kind(name, as_a_base))
+
+    def named_class_kept_int_elsewhere(self, name: str, exact: bool = False) -> bool:
+        """Each package class `name` may stand for keeps its int in the package's other modules."""
         alternatives = self.alternatives().get(name)
         if alternatives is None:
             found = self.class_named(name)
-            return found is None or found[0].kept_int_elsewhere(found[1])
+            return found is None or found[0].kept_int_elsewhere(found[1], exact)
         for binding in alternatives:
-            if isinstance(binding, ast.ClassDef) and not self.kept_int_elsewhere(binding):
+            if isinstance(binding, ast.ClassDef) and not self.kept_int_elsewhere(binding, exact):
                 return False
             other = self.other_module(binding[0]) if isinstance(binding, tuple) else None
             found = other.class_named(binding[1]) if other is not None and isinstance(binding, tuple) else None
-            if found is not None and not found[0].kept_int_elsewhere(found[1]):
+            if found is not None and not found[0].kept_int_elsewhere(found[1], exact):
                 return False
         return True
 
-    def kept_int_elsewhere(self, cls: ast.ClassDef) -> bool:
-        """Also a class `int-length-classes` declares: the declaration vouches for its objects."""
+    def kept_int_elsewhere(self, cls: ast.ClassDef, exact: bool = False) -> bool:
+        """`exact`: for an object the class builds itself, which no subclass can be; stores into it
+        still count. A class `int-length-classes` declares is vouched for."""
         if self.declarations and self.declared_kind(self.module[0], cls.name):
             return True
-        if id(cls) not in self._kept_elsewhere:
-            self._kept_elsewhere[id(cls)] = keeps_int_elsewhere(self, cls)
-        return self._kept_elsewhere[id(cls)]
+        key = (id(cls), exact)
+        if key not in self._kept_elsewhere:
+            self._kept_elsewhere[key] = keeps_int_elsewhere(self, cls, subclasses_too=not exact)
+        return self._kept_elsewhere[key]
 
     def unless_replaced(self, kind: str) -> str:
         """`kind`, but no int where the module binds a source method by name on an object
@@ -174,7 +181,7 @@ class ClassFacts(ClassProperties):
         if self.declared_kind(module, original):
             return INT_LENGTH
         other = self.other_module(module)
-        kind = other.length_kind_of_name(original, exact=True) if other is not None else ""
+        kind = other.kind_in_its_module(original) if other is not None else ""
         return "" if kind == INT_LENGTH and self.a_subclass_rebinds_state(name) else kind
 
     def a_subclass_breaks_transformers_int(self, module: str, original: str) -> bool:
@@ -225,7 +232,7 @@ class ClassFacts(ClassProperties):
         if is_transformers_module(module):
             return self.transformers_kind(name)
         other = self.other_module(module)
-        return other.length_kind_of_name(name, exact=True) if other is not None else ""
+        return other.kind_in_its_module(name) if other is not None else ""
 
     def length_kind(self, cls: ast.ClassDef) -> str:
         """Kept once known; an answer that read a class still being computed (a cycle through bases or

@@ -17,12 +17,19 @@ read of the package per base name, once per run of the checker). Each, read in i
   into them, no method called on them, no store of them on another object (`Cache.n = t`);
 - derive from the family alone (besides `object`-like bases): another base's methods may come first.
 
-The subclasses of an alias (`Alias = Cache`) are searched for too (their base, the alias, is not
-the family's name: they make the class unknown). A subclass nested in a function or a class, one
-whose module cannot be read, a package that cannot be scanned and, in another module that names
-the family, a class whose base cannot be named (`class X(make_base())`) make the class unknown.
-An object the class builds itself (`Cache()`) is no subclass's (`ClassFacts.length_kind_of_name`,
-`exact`), and a class `int-length-classes` declares is vouched for. transformers' own classes are
+A class that inherits its length from a base in another module (`class Mine(KVCache)`) is kept an
+int only while the base is, against the stores of the package's modules but the base's own, and
+its own subclasses elsewhere must keep the base's state too (`lineage_state`): a store of `n` or a
+subclass of `Mine` binding it, in a third module, makes `Mine` unknown.
+
+The subclasses of an alias (`Alias = Cache`, `KV, other = Cache, int`, `from .base import Cache as
+KV`) are searched for too (their base, the alias, is not the family's name: they make the class
+unknown). A subclass nested in a function or a class, two subclasses of one name in one module,
+one whose module cannot be read, a package that cannot be scanned and, in another module that
+names the family, a class whose base cannot be named (`class X(make_base())`, `class
+X(BASES["kv"])`) make the class unknown. An object the class builds itself (`Cache()`) is no
+subclass's (`ClassFacts.length_kind_of_name`, `exact`), though stores into it still count; a class
+`int-length-classes` declares is vouched for. transformers' own classes are
 facts of the release (`caches.py`) and are not searched. A subclass or a store written outside the
 package (a user's) is not seen; see docs/limits.md.
 """
@@ -58,6 +65,9 @@ class FamilyState(NamedTuple):
     """What the family keeps as state: its attributes, class-level names (its methods aside) and properties."""
     read: frozenset[str]
     """What its source methods, and the methods they call on `self`, read or call on `self`."""
+    ancestors: frozenset[str] = frozenset()
+    """The names of the classes above it, in its module and in the package's other modules: an
+    object typed as one of them may be one of the family."""
 
 
 _CHECKING: set[tuple[str, str]] = set()
@@ -65,22 +75,26 @@ _CHECKING: set[tuple[str, str]] = set()
 classes of one name) is not taken as checked."""
 
 
-def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef) -> bool:
+def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef, subclasses_too: bool = True) -> bool:
     """No other module of the class's package stores into its objects what its length reads, and
-    every subclass of it there keeps its length an int."""
+    (`subclasses_too`: not for an object the class builds itself) every subclass of it there keeps
+    its length an int."""
     module, root = facts.module
     if root is None or not module or is_transformers_module(module) or not in_a_package(facts.path, module):
         return True
     here, _ = module_name_of(facts.path)  # as the searches name modules (facts.module: as imported)
-    subclasses = subclass_names(module, root, cls.name)
-    if subclasses is None:
+    subclasses = subclass_names(module, here, root, cls.name)
+    if subclasses is None or has_two_of_a_name(subclasses):
         return False
     family = frozenset({cls.name} | {subclass.name for subclass in subclasses})
-    state = family_state(facts, cls)
-    if stored_elsewhere(facts, root / module.partition(".")[0], here, state.read - facts.source_methods, family):
+    state = lineage_state(facts, cls)
+    watched = family_state(facts, cls).read - facts.source_methods
+    if stored_elsewhere(facts, root / module.partition(".")[0], here, watched, family | state.ancestors):
         return False
+    if not all(base_facts.kept_int_elsewhere(base, exact=True) for base_facts, base in package_bases(facts, cls)):
+        return False  # stores there of what the bases' lengths read
     elsewhere = [subclass for subclass in subclasses if subclass.module != here]
-    if not elsewhere:
+    if not elsewhere or not subclasses_too:
         return True
     key = (module, cls.name)
     if key in _CHECKING:
@@ -92,22 +106,57 @@ def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef) -> bool:
         _CHECKING.discard(key)
 
 
+def has_two_of_a_name(subclasses: tuple[SubclassName, ...]) -> bool:
+    """Two subclasses of one name in one module (`if flag: class Sub(...)` twice, or one nested in a
+    function): which one a name stands for is not known."""
+    named = [(subclass.module, subclass.name) for subclass in subclasses]
+    return len(set(named)) != len(named)
+
+
 def in_a_package(path: str, module: str) -> bool:
     """The module belongs to a package (other modules of it may subclass its classes)."""
     return "." in module or path.endswith("__init__.py")
 
 
-def subclass_names(module: str, root: Path, base: str) -> tuple[SubclassName, ...] | None:
-    """The package's subclasses of `base`, searched once per module analyzed, or once per run
-    (`module_files.Stamps`): a whole-tree check asks the same few bases from many modules."""
+def subclass_names(module: str, here: str, root: Path, base: str) -> tuple[SubclassName, ...] | None:
+    """The package's subclasses of `base` (of `module`, the file's module `here`), searched once per
+    module analyzed, or once per run (`module_files.Stamps`): a whole-tree check asks the same few
+    bases from many modules."""
 
     def search() -> tuple[SubclassName, ...] | None:
-        found = package_subclasses(module, root, base, beyond_its_module=True)
+        found = package_subclasses(module, root, base, beyond_its_module=True, its_file_module=here)
         if found is None:
             return None
         return tuple(SubclassName(name, node.name, tuple(map(frozenset, bases))) for name, node, bases in found)
 
-    return STAMPS.remembered((subclass_names, root / module.partition(".")[0], base), search)
+    return STAMPS.remembered((subclass_names, root / module.partition(".")[0], module, here, base), search)
+
+
+MAX_BASE_MODULES = 4
+"""How many modules up a lineage's bases in other modules are read."""
+
+
+def lineage_state(facts: ClassFacts, cls: ast.ClassDef, depth: int = 0) -> FamilyState:
+    """The family's state, and that of its bases in the package's other modules, however far up:
+    a subclass that inherits its length from a base there reads the base's attributes (what a
+    subclass of it elsewhere must keep ints; stores from other modules are the base's own check)."""
+    state = family_state(facts, cls)
+    ancestors = {member.name for member in facts.lineage(cls)[1:]}
+    if depth >= MAX_BASE_MODULES:
+        return state._replace(ancestors=frozenset(ancestors))
+    attributes, read = set(state.attributes), set(state.read)
+    for found in package_bases(facts, cls):
+        above = lineage_state(found[0], found[1], depth + 1)
+        attributes |= above.attributes
+        read |= above.read
+        ancestors |= {found[1].name} | above.ancestors
+    return FamilyState(frozenset(attributes), frozenset(read), frozenset(ancestors))
+
+
+def package_bases(facts: ClassFacts, cls: ast.ClassDef) -> list[tuple[ClassFacts, ast.ClassDef]]:
+    """The bases of the class's lineage that are classes of the package's other modules."""
+    found = (facts.class_named(ex.dotted_name(base)) for member in facts.lineage(cls) for base in member.bases)
+    return [(other, base) for other, base in (pair for pair in found if pair is not None) if other.path != facts.path]
 
 
 def family_state(facts: ClassFacts, cls: ast.ClassDef) -> FamilyState:

@@ -8,12 +8,12 @@ package whose text names one of them as a word is read as its own module's store
 (`outside_stores.stores_elsewhere`: a store on an object other than a method's own receiver), and
 each store of a watched name must bind a count as `OutsideCounts` reads one (`cache.n = 0`,
 `cache.n += new` after `_, _, new, _ = k.shape`; a store that hides its value, a tuple or loop
-target, binds none; one that names no attribute, `setattr(obj, key, v)`, binds none where the file
-writes a watched name as a string, `"n"`), unless the storing module shows
-every class the object may hold and none is named like the class or a subclass of it
-(`attribute_receivers`: `for layer in self.layers` over `self.layers: list[OtherLayer]`). A class
-that derives from such a class and from this one at once is the caveat: its objects are
-typed as the other class there.
+target, binds none; one that names no attribute, `setattr(obj, key, v)` or `vars(obj).update(...)`,
+binds none where the file writes a watched name as a string, `"n"`, or a keyword, `n=`), unless the
+storing module shows every class the object may hold, each a class of the package that is neither
+the class, a subclass or a base of it, nor a `Protocol` (`attribute_receivers`: `for layer in
+self.layers` over `self.layers: list[OtherLayer]`). A class that derives from such a class and
+from this one at once is the caveat: its objects are typed as the other class there.
 
 A file that sets attributes dynamically without naming the attribute is not seen (docs/limits.md),
 as for `hasattr` narrowing, and a method run on another object (`Other.grow(cache)`) stores on its
@@ -60,7 +60,7 @@ def stored_elsewhere(
                 continue
             tree = parsed_module(file)
             stores = stores_elsewhere(tree) if tree is not None else []
-            spelled = watched if any(is_quoted(data, name) for name in watched) else frozenset()
+            spelled = watched if any(is_spelled(data, name) for name in watched) else frozenset()
             if any(
                 breaks_a_count(store, watched, spelled)
                 and may_hold_the_family(facts.other_module(other_module), store, family)
@@ -72,9 +72,11 @@ def stored_elsewhere(
     return STAMPS.remembered((stored_elsewhere, top, module, watched, family), search)
 
 
-def is_quoted(data: bytes, name: str) -> bool:
-    """`"name"` or `'name'` occurs in the file."""
-    return f'"{name}"'.encode() in data or f"'{name}'".encode() in data
+def is_spelled(data: bytes, name: str) -> bool:
+    """`"name"` or `'name'` occurs in the file, or a keyword argument `name=` (`vars(c).update(n=t)`)."""
+    encoded = name.encode()
+    quoted = b'"' + encoded + b'"' in data or b"'" + encoded + b"'" in data
+    return quoted or re.search(rb"[(,]\s*" + re.escape(encoded) + rb"\s*=(?!=)", data) is not None
 
 
 def breaks_a_count(store: Store, watched: frozenset[str], spelled: frozenset[str]) -> bool:
@@ -97,9 +99,10 @@ def no_counter_read(read: ast.Attribute) -> bool:
 
 
 def may_hold_the_family(storing: ClassFacts | None, store: Store, family: frozenset[str]) -> bool:
-    """The object stored on may be one of the family: unless the storing module shows every class it
-    may hold (`attribute_receivers`: `for layer in self.layers` over `self.layers: list[Layer]`), and
-    none is named like one of the family."""
+    """The object stored on may be one of the family (`family`: its classes and those above them,
+    by name): unless the storing module shows every class it may hold (`attribute_receivers`: `for
+    layer in self.layers` over `self.layers: list[OtherLayer]`), each a class of the package that is
+    none of those and no `Protocol` (which any class may satisfy)."""
     if storing is None or store.receiver is None or store.function is None:
         return True
     from lint_rules.engine.facts.attribute_receivers import class_name, typing_of  # it builds on this layer
@@ -107,4 +110,15 @@ def may_hold_the_family(storing: ClassFacts | None, store: Store, family: frozen
     method = storing.innermost_method_at(store.receiver.lineno)
     cls = storing.class_of_method(method) if method is not None else None
     types = typing_of(storing).of(store.receiver, cls, store.function, 0)
-    return types is None or any(class_name(name).rpartition(".")[2] in family for _, name in types)
+    return types is None or any(may_be_of_the_family(view, class_name(name), family) for view, name in types)
+
+
+def may_be_of_the_family(view: ClassFacts, name: str, family: frozenset[str]) -> bool:
+    found = view.class_named(name)
+    if found is None:
+        return True  # `Any`, `object`, an alias, a factory's name, a class outside the package
+    facts, cls = found
+    lineage = facts.lineage(cls)
+    return cls.name in family or any(
+        ex.dotted_name(base).rpartition(".")[2] == "Protocol" for member in lineage for base in member.bases
+    )

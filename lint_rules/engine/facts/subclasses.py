@@ -60,19 +60,22 @@ def is_abstract(method: Function) -> bool:
 
 
 def package_subclasses(
-    module: str, root: Path | None, base: str, beyond_its_module: bool = False
+    module: str, root: Path | None, base: str, beyond_its_module: bool = False, its_file_module: str = ""
 ) -> list[Subclass] | None:
     """Every class of the package that has `base` (named by its own name) among its bases, however far
     up; None when the package cannot be scanned, names the family under another name (`Alias =
     Base`) or has a class whose base cannot be named (`class X(make_base())`). `beyond_its_module`:
     the subclasses of an alias are searched for too, and a base that cannot be named counts only
-    outside `module` (whose own classes its facts read)."""
+    outside `module` (whose own classes its facts read; `its_file_module`: its name as the file's
+    place names it, where that differs from the name it was imported by)."""
     if root is None or not module:
         return None
     files = whole_package_files(root / module.partition(".")[0])
     if not files:
         return None
     names = {base}
+    classes = {base}
+    """The family's class names: a base that cannot be named counts in a file that names one."""
     found: dict[int, Subclass] = {}
     pending = {base}
     while pending:
@@ -87,15 +90,23 @@ def package_subclasses(
             in_file = subclasses_in(file, names)
             if not beyond_its_module and (in_file.aliases or in_file.unnamed_bases):
                 return None
-            if in_file.unnamed_bases and module_name_of(str(file))[0] != module:
+            if in_file.unnamed_bases and names_a_class_outside(file, data, classes, its_file_module or module):
                 return None
+            subclass_names = [subclass[1].name for subclass in in_file.subclasses]
+            classes.update(subclass_names)
             for subclass in in_file.subclasses:
                 found.setdefault(id(subclass[1]), subclass)
-            for name in [subclass[1].name for subclass in in_file.subclasses] + in_file.aliases:
+            aliases = in_file.aliases + (in_file.imported_aliases if beyond_its_module else [])
+            for name in subclass_names + aliases:
                 if name not in names:
                     names.add(name)
                     pending.add(name)
     return list(found.values())
+
+
+def names_a_class_outside(file: Path, data: bytes, classes: set[str], module: str) -> bool:
+    """The file, not `module`'s, names one of `classes` (where a base it cannot name may be one)."""
+    return any(name.encode() in data for name in classes) and module_name_of(str(file))[0] != module
 
 
 MAX_NAMESPACE_PORTIONS = 16
@@ -132,6 +143,9 @@ class FileSubclasses(NamedTuple):
     subclasses: list[Subclass]
     aliases: list[str]
     """Names the file binds to one of the family (`Alias = Base`): its subclasses are the family's too."""
+    imported_aliases: list[str]
+    """Names the file imports one of the family as (`from .base import Base as B`), which a package's
+    `__init__.py` may re-export: a subclass of `B` elsewhere is one of the family's."""
     unnamed_bases: bool
     """A class of the file has a base that cannot be named (`class X(*bases)`, `class X(make_base())`):
     which class it extends is not known."""
@@ -142,26 +156,47 @@ def subclasses_in(file: Path, names: set[str]) -> FileSubclasses:
     name), the names bound to one of them, and whether a class's base cannot be named."""
     tree = parsed_module(file)
     if tree is None:
-        return FileSubclasses([], [], False)
+        return FileSubclasses([], [], [], False)
     module, _ = module_name_of(str(file))
-    imported = names_imported_as(tree, module, file.name == "__init__.py")
+    imported_as = names_imported_as(tree, module, file.name == "__init__.py")
     subclasses: list[Subclass] = []
     aliases: list[str] = []
+    imported: list[str] = []
     unnamed = False
     for node in ast.walk(tree):
-        known_as = [base_names(base, imported) for base in node.bases] if isinstance(node, ast.ClassDef) else []
+        known_as = [base_names(base, imported_as) for base in node.bases] if isinstance(node, ast.ClassDef) else []
         unnamed = unnamed or any("" in known for known in known_as)
         if isinstance(node, ast.ClassDef) and any(names & known for known in known_as):
             subclasses.append((module, node, known_as))
-        elif (
-            isinstance(node, (ast.Assign, ast.AnnAssign))
-            and node.value is not None
-            and isinstance(node.value, (ast.Name, ast.Attribute))
-            and names & base_names(node.value, imported)
-        ):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            aliases.extend(ex.dotted_name(target).rpartition(".")[2] or "?" for target in targets)
-    return FileSubclasses(subclasses, aliases, unnamed)
+        elif isinstance(node, ast.ImportFrom):
+            imported.extend(alias.asname for alias in node.names if alias.asname and alias.name in names)
+        else:
+            aliases.extend(aliases_bound(node, names, imported_as))
+    return FileSubclasses(subclasses, aliases, imported, unnamed)
+
+
+def aliases_bound(node: ast.AST, names: set[str], imported: dict[str, set[str]]) -> list[str]:
+    """The names a statement binds to one of `names` (or may: every name a binding binds whose value
+    holds one, `KV, other = KVCache, int`, `(KV := KVCache)`)."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) or node.value is None:
+        return []
+    if any(names & base_names(value, imported) for value in named_values(node.value)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [ex.dotted_name(bound).rpartition(".")[2] or "?" for target in targets for bound in bound_parts(target)]
+    return []
+
+
+def named_values(value: ast.expr) -> list[ast.expr]:
+    """The names and attributes a value is made of (`A`, `mod.A`, the elements of `A, B`)."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return [element for item in value.elts for element in named_values(item)]
+    return [value] if isinstance(value, (ast.Name, ast.Attribute)) else []
+
+
+def bound_parts(target: ast.expr) -> list[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [part for element in target.elts for part in bound_parts(element)]
+    return [target.value if isinstance(target, ast.Starred) else target]
 
 
 def names_imported_as(tree: ast.Module, module: str, is_package: bool) -> dict[str, set[str]]:
@@ -179,6 +214,8 @@ def base_names(base: ast.expr, imported: dict[str, set[str]]) -> set[str]:
     if isinstance(base, ast.IfExp):
         return base_names(base.body, imported) | base_names(base.orelse, imported)
     if isinstance(base, ast.Subscript):
+        if isinstance(base.slice, ast.Constant) and isinstance(base.slice.value, str):
+            return {""}  # `BASES["kv"]`: a lookup, not a generic class
         base = base.value
     written = ex.dotted_name(base)
     return {written, written.rpartition(".")[2], *imported.get(written, ())}
