@@ -4,7 +4,9 @@ such a subclass, or one such a store reached, may stand wherever the class is ex
 annotation, an `isinstance` test, an attribute that holds one, `self`).
 
 `ClassFacts` checks the subclasses and stores in the class's own module (`overrides_below_count_ints`,
-the family's bindings, `outside_stores.py`); this module checks the others. The subclasses are
+the family's bindings, `outside_stores.py`); this module checks the others, and the subclasses of
+the class's own module that its facts do not read as such (through an alias, a lookup, a factory
+or a choice: `class Sub(Alias)`, `class Sub(A if flag else B)`). The subclasses are
 found across the whole package by their `class` statements (`subclasses.package_subclasses`, a
 read of the package per base name, once per run of the checker). Each, read in its own module, must:
 
@@ -93,7 +95,7 @@ def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef, subclasses_too: bo
         return False
     if not all(base_facts.kept_int_elsewhere(base, exact=True) for base_facts, base in package_bases(facts, cls)):
         return False  # stores there of what the bases' lengths read
-    elsewhere = [subclass for subclass in subclasses if subclass.module != here]
+    elsewhere = [subclass for subclass in subclasses if subclass.module != here or not seen_here(facts, cls, subclass)]
     if not elsewhere or not subclasses_too:
         return True
     key = (module, cls.name)
@@ -104,6 +106,27 @@ def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef, subclasses_too: bo
         return all(keeps_int(facts, subclass, family, state) for subclass in elsewhere)
     finally:
         _CHECKING.discard(key)
+
+
+def seen_here(facts: ClassFacts, cls: ast.ClassDef, subclass: SubclassName) -> bool:
+    """A class of the class's own module that its facts read (`ClassBodies.subclasses`): a subclass
+    of it, or one whose every base names another class (a class of the module, an import: `class
+    MaskCache(HFCache)` beside a local `Cache`); not one through an alias, a lookup, a factory or a
+    choice (`class Sub(Alias)`, `class Sub(A if f else B)`)."""
+    node = facts.classes.get(subclass.name)
+    if node is None:
+        return False
+    return any(node is below for below in facts.subclasses(cls)) or all(
+        names_a_class(facts, ex.dotted_name(base)) for base in node.bases
+    )
+
+
+def names_a_class(facts: ClassFacts, name: str) -> bool:
+    """`name` is a class of the module or a name an import binds (directly, or through a module)."""
+    if not name:
+        return False
+    first = name.partition(".")[0]
+    return name in facts.classes or name in facts.imports() or ("." in name and first in facts.bound_modules())
 
 
 def has_two_of_a_name(subclasses: tuple[SubclassName, ...]) -> bool:
@@ -124,7 +147,7 @@ def subclass_names(module: str, here: str, root: Path, base: str) -> tuple[Subcl
     bases from many modules."""
 
     def search() -> tuple[SubclassName, ...] | None:
-        found = package_subclasses(module, root, base, beyond_its_module=True, its_file_module=here)
+        found = package_subclasses(module, root, base, beyond_its_module=True)
         if found is None:
             return None
         return tuple(SubclassName(name, node.name, tuple(map(frozenset, bases))) for name, node, bases in found)
@@ -141,7 +164,9 @@ def lineage_state(facts: ClassFacts, cls: ast.ClassDef, depth: int = 0) -> Famil
     a subclass that inherits its length from a base there reads the base's attributes (what a
     subclass of it elsewhere must keep ints; stores from other modules are the base's own check)."""
     state = family_state(facts, cls)
-    ancestors = {member.name for member in facts.lineage(cls)[1:]}
+    lineage = facts.lineage(cls)
+    ancestors = {member.name for member in lineage[1:]}
+    ancestors |= {ex.dotted_name(base).rpartition(".")[2] for member in lineage for base in member.bases}
     if depth >= MAX_BASE_MODULES:
         return state._replace(ancestors=frozenset(ancestors))
     attributes, read = set(state.attributes), set(state.read)

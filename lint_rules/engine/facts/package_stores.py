@@ -11,9 +11,10 @@ each store of a watched name must bind a count as `OutsideCounts` reads one (`ca
 target, binds none; one that names no attribute, `setattr(obj, key, v)` or `vars(obj).update(...)`,
 binds none where the file writes a watched name as a string, `"n"`, or a keyword, `n=`), unless the
 storing module shows every class the object may hold, each a class of the package that is neither
-the class, a subclass or a base of it, nor a `Protocol` (`attribute_receivers`: `for layer in
-self.layers` over `self.layers: list[OtherLayer]`). A class that derives from such a class and
-from this one at once is the caveat: its objects are typed as the other class there.
+the class, a subclass or a base of it, nor a `Protocol`, or a class imported from outside the
+package that the family does not derive from (`attribute_receivers`: `for layer in self.layers`
+over `self.layers: list[OtherLayer]`; `args: argparse.Namespace`). A class that derives from such
+a class and from this one at once is the caveat: its objects are typed as the other class there.
 
 A file that sets attributes dynamically without naming the attribute is not seen (docs/limits.md),
 as for `hasattr` narrowing, and a method run on another object (`Other.grow(cache)`) stores on its
@@ -25,12 +26,20 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
-from lint_rules.engine.facts.outside_stores import ANY_ATTRIBUTE, OutsideCounts, Store, stores_elsewhere
+from lint_rules.engine.facts.outside_stores import (
+    ANY_ATTRIBUTE,
+    OutsideCounts,
+    Store,
+    attribute_mentions,
+    may_bind_any_attribute,
+    stores_elsewhere,
+)
 from lint_rules.engine.facts.subclasses import whole_package_files
 
 if TYPE_CHECKING:
@@ -56,10 +65,9 @@ def stored_elsewhere(
                 data = read_bytes(file)
             except OSError:
                 continue
-            if not named.search(data):
+            if not named.search(data) or not may_store_on_another(data, watched):
                 continue
-            tree = parsed_module(file)
-            stores = stores_elsewhere(tree) if tree is not None else []
+            stores = module_stores(file)
             spelled = watched if any(is_spelled(data, name) for name in watched) else frozenset()
             if any(
                 breaks_a_count(store, watched, spelled)
@@ -70,6 +78,70 @@ def stored_elsewhere(
         return False
 
     return STAMPS.remembered((stored_elsewhere, top, module, watched, family), search)
+
+
+def module_stores(file: Path) -> list[Store]:
+    """The stores of the file's module on objects other than a method's own receiver, read once per
+    module analyzed or per run (each class asks about the same few files)."""
+
+    def read() -> list[Store]:
+        tree = parsed_module(file)
+        return stores_elsewhere(tree) if tree is not None else []
+
+    return STAMPS.remembered((module_stores, file), read)
+
+
+def may_store_on_another(data: bytes, watched: frozenset[str]) -> bool:
+    """Cheaply, from the text: a watched name written as a store target (`x.n =`, `x.n +=`, `x.n,`,
+    `(x.n)`, in a `for`, `with` or `del` line) after something other than `self`, or after anything
+    where a `def` outside a class body takes `self` first (`Cache.update = f` may bind it), or a name
+    not written out (`setattr`, `vars`, `__dict__`). Otherwise the file stores none on another object."""
+    text = data.decode("utf-8", errors="replace")
+    text = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    if may_bind_any_attribute(text):
+        return True
+    any_receiver = has_self_function_outside_a_class(text)
+    return any(
+        is_store_target(text, mention) and (any_receiver or not after_self(text, mention.start()))
+        for name in watched
+        for mention in attribute_mentions(text, name)
+    )
+
+
+STORE_AFTER = re.compile(r"(?:[ \t]|\\(?:\r\n|\r|\n))*(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|,|\))")
+STATEMENT_FOR_STORES = re.compile(r"[ \t]*(?:async[ \t]+)?(?:for|with|del)\b")
+
+
+def is_store_target(text: str, mention: re.Match[str]) -> bool:
+    if STORE_AFTER.match(text, mention.end()):
+        return True
+    line_start = text.rfind("\n", 0, mention.start()) + 1
+    return STATEMENT_FOR_STORES.match(text, line_start) is not None
+
+
+def after_self(text: str, offset: int) -> bool:
+    return re.search(r"(?<![\w.])self\s*$", text[max(0, offset - 64) : offset]) is not None
+
+
+SELF_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*self\b", re.MULTILINE)
+
+
+def has_self_function_outside_a_class(text: str) -> bool:
+    """A `def f(self, ...)` whose enclosing line (the last one before it indented less) is no
+    `class` header: a function that may be bound as a method later (`Cache.update = f`)."""
+    for match in SELF_DEF.finditer(text):
+        indentation = len(match.group(1))
+        if indentation == 0 or not enclosed_by_a_class(text[: match.start()], indentation):
+            return True
+    return False
+
+
+def enclosed_by_a_class(before: str, indentation: int) -> bool:
+    for line in reversed(before.splitlines()):
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#") and len(line) - len(stripped) < indentation:
+            return stripped.startswith("class ") or stripped.startswith("class\t")
+    return False
 
 
 def is_spelled(data: bytes, name: str) -> bool:
@@ -113,12 +185,26 @@ def may_hold_the_family(storing: ClassFacts | None, store: Store, family: frozen
     return types is None or any(may_be_of_the_family(view, class_name(name), family) for view, name in types)
 
 
+ANY_OBJECT = frozenset({"Any", "object"})
+
+
 def may_be_of_the_family(view: ClassFacts, name: str, family: frozenset[str]) -> bool:
     found = view.class_named(name)
-    if found is None:
-        return True  # `Any`, `object`, an alias, a factory's name, a class outside the package
+    if found is None:  # `Any`, `object`, an alias, a factory's name, a class outside the package
+        last = name.rpartition(".")[2]
+        return last in ANY_OBJECT or last in family or not imported_from_outside(view, name)
     facts, cls = found
     lineage = facts.lineage(cls)
     return cls.name in family or any(
         ex.dotted_name(base).rpartition(".")[2] == "Protocol" for member in lineage for base in member.bases
     )
+
+
+def imported_from_outside(view: ClassFacts, name: str) -> bool:
+    """`name` is a class imported from outside the package (`nn.Module`, `argparse.Namespace`): an
+    object of it is one of the family only where the family derives from it."""
+    first, _, _ = name.partition(".")
+    module = view.bound_modules().get(first) if "." in name else None
+    imported = view.imports().get(name) if "." not in name else None
+    origin = module if module is not None else imported[0] if imported is not None else None
+    return origin is not None and origin.partition(".")[0] != view.module[0].partition(".")[0]

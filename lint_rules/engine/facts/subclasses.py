@@ -60,14 +60,13 @@ def is_abstract(method: Function) -> bool:
 
 
 def package_subclasses(
-    module: str, root: Path | None, base: str, beyond_its_module: bool = False, its_file_module: str = ""
+    module: str, root: Path | None, base: str, beyond_its_module: bool = False
 ) -> list[Subclass] | None:
     """Every class of the package that has `base` (named by its own name) among its bases, however far
     up; None when the package cannot be scanned, names the family under another name (`Alias =
-    Base`) or has a class whose base cannot be named (`class X(make_base())`). `beyond_its_module`:
-    the subclasses of an alias are searched for too, and a base that cannot be named counts only
-    outside `module` (whose own classes its facts read; `its_file_module`: its name as the file's
-    place names it, where that differs from the name it was imported by)."""
+    Base`) or has a class whose base cannot be named (`class X(make_base())`). `beyond_its_module`
+    (the other modules' check, `kept_elsewhere`): the subclasses of an alias are searched for too,
+    and a base that cannot be named counts only in a file that names a class of the family."""
     if root is None or not module:
         return None
     files = whole_package_files(root / module.partition(".")[0])
@@ -90,7 +89,7 @@ def package_subclasses(
             in_file = subclasses_in(file, names)
             if not beyond_its_module and (in_file.aliases or in_file.unnamed_bases):
                 return None
-            if in_file.unnamed_bases and names_a_class_outside(file, data, classes, its_file_module or module):
+            if in_file.unnamed_bases and any(name.encode() in data for name in classes):
                 return None
             subclass_names = [subclass[1].name for subclass in in_file.subclasses]
             classes.update(subclass_names)
@@ -102,11 +101,6 @@ def package_subclasses(
                     names.add(name)
                     pending.add(name)
     return list(found.values())
-
-
-def names_a_class_outside(file: Path, data: bytes, classes: set[str], module: str) -> bool:
-    """The file, not `module`'s, names one of `classes` (where a base it cannot name may be one)."""
-    return any(name.encode() in data for name in classes) and module_name_of(str(file))[0] != module
 
 
 MAX_NAMESPACE_PORTIONS = 16
@@ -154,42 +148,92 @@ class FileSubclasses(NamedTuple):
 def subclasses_in(file: Path, names: set[str]) -> FileSubclasses:
     """The classes of the file with a base named in `names` (also when imported under another
     name), the names bound to one of them, and whether a class's base cannot be named."""
-    tree = parsed_module(file)
-    if tree is None:
-        return FileSubclasses([], [], [], False)
-    module, _ = module_name_of(str(file))
-    imported_as = names_imported_as(tree, module, file.name == "__init__.py")
-    subclasses: list[Subclass] = []
-    aliases: list[str] = []
-    imported: list[str] = []
-    unnamed = False
-    for node in ast.walk(tree):
-        known_as = [base_names(base, imported_as) for base in node.bases] if isinstance(node, ast.ClassDef) else []
-        unnamed = unnamed or any("" in known for known in known_as)
-        if isinstance(node, ast.ClassDef) and any(names & known for known in known_as):
-            subclasses.append((module, node, known_as))
-        elif isinstance(node, ast.ImportFrom):
-            imported.extend(alias.asname for alias in node.names if alias.asname and alias.name in names)
-        else:
-            aliases.extend(aliases_bound(node, names, imported_as))
-    return FileSubclasses(subclasses, aliases, imported, unnamed)
+    index = file_classes(file)
+    return FileSubclasses(
+        [
+            (index.module, node, known_as)
+            for node, known_as in index.classes
+            if any(names & known for known in known_as)
+        ],
+        [target for targets, values in index.bindings if names & values for target in targets],
+        [alias for name, alias in index.imported_as if name in names],
+        index.unnamed_bases,
+    )
 
 
-def aliases_bound(node: ast.AST, names: set[str], imported: dict[str, set[str]]) -> list[str]:
-    """The names a statement binds to one of `names` (or may: every name a binding binds whose value
-    holds one, `KV, other = KVCache, int`, `(KV := KVCache)`)."""
-    if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) or node.value is None:
+class FileClasses(NamedTuple):
+    """What a file's subclass searches read of it, whatever names they search for."""
+
+    module: str
+    classes: list[tuple[ast.ClassDef, list[set[str]]]]
+    """Each class, with the names each of its bases may be known by (`base_names`)."""
+    bindings: list[tuple[list[str], set[str]]]
+    """The names each binding binds and the names its value is made of (`KV, other = KVCache, int`)."""
+    imported_as: list[tuple[str, str]]
+    """(name, alias) of each `from m import name as alias`."""
+    unnamed_bases: bool
+
+
+def file_classes(file: Path) -> FileClasses:
+    """Read once per module analyzed, or per run (`module_files.Stamps`): each base searched for, and
+    each round of a search, reads the same files."""
+
+    def read() -> FileClasses:
+        tree = parsed_module(file)
+        module, _ = module_name_of(str(file))
+        if tree is None:
+            return FileClasses(module, [], [], [], False)
+        imported_as = names_imported_as(tree, module, file.name == "__init__.py")
+        index = FileClasses(module, [], [], [], False)
+        unnamed = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                known_as = [base_names(base, imported_as) for base in node.bases]
+                unnamed = unnamed or any("" in known for known in known_as)
+                index.classes.append((node, known_as))
+            elif isinstance(node, ast.ImportFrom):
+                index.imported_as.extend((alias.name, alias.asname) for alias in node.names if alias.asname)
+            else:
+                index.bindings.extend(bindings_of(node, imported_as))
+        return index._replace(unnamed_bases=unnamed)
+
+    return STAMPS.remembered((file_classes, file), read)
+
+
+def bindings_of(node: ast.AST, imported: dict[str, set[str]]) -> list[tuple[list[str], set[str]]]:
+    """The names a binding binds (each of a tuple target: it may hold any of its value's names) and
+    the names its value is made of (`KV, other = KVCache, int`, `(KV := KVCache)`, `KV = A if f else
+    B`, `KV = cast(type, A)`, `for KV in (A, B)`), where that value is made of names."""
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        value, targets = node.iter, [node.target]
+    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        value, targets = node.value, node.targets if isinstance(node, ast.Assign) else [node.target]
+    else:
         return []
-    if any(names & base_names(value, imported) for value in named_values(node.value)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return [ex.dotted_name(bound).rpartition(".")[2] or "?" for target in targets for bound in bound_parts(target)]
-    return []
+    values = set().union(*(base_names(named, imported) for named in named_values(value)))
+    if not values:
+        return []
+    return [
+        (
+            [ex.dotted_name(bound).rpartition(".")[2] or "?" for target in targets for bound in bound_parts(target)],
+            values,
+        )
+    ]
 
 
 def named_values(value: ast.expr) -> list[ast.expr]:
-    """The names and attributes a value is made of (`A`, `mod.A`, the elements of `A, B`)."""
-    if isinstance(value, (ast.Tuple, ast.List)):
+    """The names and attributes a value may be (`A`, `mod.A`, the elements of `A, B`, either side of
+    `A if f else B` and of `A or B`, the last argument of `cast(type, A)`)."""
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
         return [element for item in value.elts for element in named_values(item)]
+    if isinstance(value, ast.IfExp):
+        return named_values(value.body) + named_values(value.orelse)
+    if isinstance(value, ast.BoolOp):
+        return [element for item in value.values for element in named_values(item)]
+    if isinstance(value, ast.Starred):
+        return named_values(value.value)
+    if isinstance(value, ast.Call) and ex.called_name(value).rpartition(".")[2] == "cast" and value.args:
+        return named_values(value.args[-1])
     return [value] if isinstance(value, (ast.Name, ast.Attribute)) else []
 
 
