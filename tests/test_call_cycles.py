@@ -37,9 +37,8 @@ def fully_connected(count: int) -> str:
     return "\n".join(lines)
 
 
-def test_a_cycle_of_functions_calling_each_other_is_walked_a_bounded_number_of_times(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def walks_counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of each function walked from now on (`summarizer.summarize` counted)."""
     walks: list[str] = []
     summarize = summarizer.summarize
 
@@ -48,6 +47,13 @@ def test_a_cycle_of_functions_calling_each_other_is_walked_a_bounded_number_of_t
         return summarize(scope, run, seeded)
 
     monkeypatch.setattr(summarizer, "summarize", counted)
+    return walks
+
+
+def test_a_cycle_of_functions_calling_each_other_is_walked_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walks = walks_counted(monkeypatch)
     count = 7
     assert codes(fully_connected(count)) == [(2, "SLG002")]
     # 23 walks: the entry, then each function a few times. Walking the cycle again for every
@@ -193,13 +199,6 @@ def test_a_long_chain_that_is_no_cycle_is_still_cut_at_the_depth() -> None:
 
 def test_a_long_cycle_is_walked_a_bounded_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
     """Forty functions in one ring: each walked a few times, not once per depth it was reached at."""
-    walks: list[str] = []
-    summarize = summarizer.summarize
-
-    def counted(scope: summarizer.Scope, run: summarizer.ModuleRun, seeded: bool) -> summarizer.Summary:
-        walks.append(scope.name)
-        return summarize(scope, run, seeded)
-
-    monkeypatch.setattr(summarizer, "summarize", counted)
+    walks = walks_counted(monkeypatch)
     assert codes(chain(40)) == [(2, "SLG002")]
     assert len(walks) <= 5 * 40, len(walks)
