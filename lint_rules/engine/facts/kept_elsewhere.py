@@ -89,8 +89,9 @@ def keeps_int_elsewhere(facts: ClassFacts, cls: ast.ClassDef, subclasses_too: bo
     if subclasses is None or has_two_of_a_name(subclasses):
         return False
     family = frozenset({cls.name} | {subclass.name for subclass in subclasses})
-    state = lineage_state(facts, cls)
-    watched = family_state(facts, cls).read - facts.source_methods
+    own = family_state(facts, cls)
+    state = lineage_state(facts, cls, own)
+    watched = own.read - facts.source_methods
     if stored_elsewhere(facts, root / module.partition(".")[0], here, watched, family | state.ancestors):
         return False
     if not all(base_facts.kept_int_elsewhere(base, exact=True) for base_facts, base in package_bases(facts, cls)):
@@ -159,11 +160,11 @@ MAX_BASE_MODULES = 4
 """How many modules up a lineage's bases in other modules are read."""
 
 
-def lineage_state(facts: ClassFacts, cls: ast.ClassDef, depth: int = 0) -> FamilyState:
+def lineage_state(facts: ClassFacts, cls: ast.ClassDef, own: FamilyState | None = None, depth: int = 0) -> FamilyState:
     """The family's state, and that of its bases in the package's other modules, however far up:
     a subclass that inherits its length from a base there reads the base's attributes (what a
     subclass of it elsewhere must keep ints; stores from other modules are the base's own check)."""
-    state = family_state(facts, cls)
+    state = own if own is not None else family_state(facts, cls)
     lineage = facts.lineage(cls)
     ancestors = {member.name for member in lineage[1:]}
     ancestors |= {ex.dotted_name(base).rpartition(".")[2] for member in lineage for base in member.bases}
@@ -171,7 +172,7 @@ def lineage_state(facts: ClassFacts, cls: ast.ClassDef, depth: int = 0) -> Famil
         return state._replace(ancestors=frozenset(ancestors))
     attributes, read = set(state.attributes), set(state.read)
     for found in package_bases(facts, cls):
-        above = lineage_state(found[0], found[1], depth + 1)
+        above = lineage_state(found[0], found[1], depth=depth + 1)
         attributes |= above.attributes
         read |= above.read
         ancestors |= {found[1].name} | above.ancestors

@@ -70,10 +70,12 @@ def named_after_other_than_self(text: str, name: str) -> bool:
     `self` is not a method's own receiver (`self = other`) is asked of the tree, at the lines
     `attribute_lines` gives (`ClassBodies.suspects`); a `def` that is no method but names its first
     parameter `self` is counted there too."""
-    for match in attribute_mentions(text, name):
-        if not re.search(r"(?<![\w.])self\s*$", text[max(0, match.start() - 64) : match.start()]):
-            return True
-    return False
+    return any(not after_self(text, match.start()) for match in attribute_mentions(text, name))
+
+
+def after_self(text: str, offset: int) -> bool:
+    """The text just before `offset` ends in the name `self` (`self.n`, `self .n`)."""
+    return re.search(r"(?<![\w.])self\s*$", text[max(0, offset - 64) : offset]) is not None
 
 
 def named_other_than_called(text: str, name: str) -> bool:

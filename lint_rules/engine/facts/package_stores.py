@@ -36,6 +36,7 @@ from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
     OutsideCounts,
     Store,
+    after_self,
     attribute_mentions,
     may_bind_any_attribute,
     stores_elsewhere,
@@ -117,10 +118,6 @@ def is_store_target(text: str, mention: re.Match[str]) -> bool:
         return True
     line_start = text.rfind("\n", 0, mention.start()) + 1
     return STATEMENT_FOR_STORES.match(text, line_start) is not None
-
-
-def after_self(text: str, offset: int) -> bool:
-    return re.search(r"(?<![\w.])self\s*$", text[max(0, offset - 64) : offset]) is not None
 
 
 SELF_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*self\b", re.MULTILINE)
