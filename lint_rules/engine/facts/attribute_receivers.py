@@ -49,6 +49,7 @@ from lint_rules.engine.facts.attribute_stores import (
     own_method,
 )
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
+from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.name_bindings import block_statements
@@ -175,7 +176,7 @@ class ReceiverTyping:
             cls is not None
             and isinstance(receiver, ast.Subscript)
             and ex.dotted_name(receiver.value).startswith("self.")
-            and self.facts.holds_only_int_length_objects(cls, receiver.value)
+            and holds_only_int_length_objects(self.facts, cls, receiver.value)
         ):
             return INT_LENGTH
         if isinstance(receiver, ast.Name) and function is not None and self.parameter_is_not_int(receiver.id, function):

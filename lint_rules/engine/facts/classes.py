@@ -27,15 +27,19 @@ from lint_rules.engine.facts.caches import (
     length_kind_of_transformers_class,
 )
 from lint_rules.engine.facts.class_builders import builder_returns_its_class, runs_its_own_body
+from lint_rules.engine.facts.class_containers import (
+    adds_only_int_length_layers,
+    holds_only_int_length_objects,
+    replicated_layer_kind,
+)
 from lint_rules.engine.facts.class_properties import ClassProperties
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.held_objects import binds, constructor, displayed, reads_an_int_property, values_of
+from lint_rules.engine.facts.held_objects import reads_an_int_property
 from lint_rules.engine.facts.kept_elsewhere import keeps_int_elsewhere
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
-from lint_rules.engine.facts.outside_stores import may_alias_unnamed
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
 from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
@@ -47,9 +51,6 @@ from lint_rules.engine.facts.transformers_subclasses import (
 
 MAX_MODULE_DEPTH = 4
 """A `class` statement inside a block: the text of a module whose classes are not all at its top."""
-
-REPLICATED_LAYER_CLASS = "layer_class_to_replicate"
-"""The keyword of transformers' `Cache.__init__` naming the class of every layer `update` adds."""
 
 KnownKind = Callable[[ast.expr], str]
 """What the walk knows a value holds: INT_LENGTH for a name bound to an int-length cache."""
@@ -380,8 +381,8 @@ class ClassFacts(ClassProperties):
         """A subclass that inherits an int length keeps its bases' state ints and their layers int-length."""
         return (
             self.binds_shared_state_to_ints(cls)
-            and self.adds_only_int_length_layers(cls)
-            and self.replicated_layer_kind(cls) in (None, INT_LENGTH)
+            and adds_only_int_length_layers(self, cls)
+            and replicated_layer_kind(self, cls) in (None, INT_LENGTH)
         )
 
     def binds_shared_state_to_ints(self, cls: ast.ClassDef) -> bool:
@@ -426,18 +427,6 @@ class ClassFacts(ClassProperties):
                 found |= inner
         return found
 
-    def adds_only_int_length_layers(self, cls: ast.ClassDef) -> bool:
-        """Only int-length objects go into `self.layers`, or a container the bases fill."""
-        own = self.bindings(cls)
-        filled_by_bases = {attribute for base in self.lineage(cls)[1:] for attribute in self.bindings(base).contents}
-        added = [
-            value
-            for attribute, values in own.contents.items()
-            if attribute == "layers" or attribute in filled_by_bases
-            for value in values
-        ]
-        return all(value is not None and self.is_int_length_object(cls, value) for value in added)
-
     def delegates_to_int_length(self, cls: ast.ClassDef, value: ast.expr) -> bool:
         """`value` asks an object of an int-length class for its length: `self.inner.get_seq_length()`,
         `self.layers[i].get_seq_length()` or `self.parent.cache.get_seq_length()`, where the class (or
@@ -445,7 +434,7 @@ class ClassFacts(ClassProperties):
         if not (isinstance(value, ast.Call) and ex.getter_name(value) in self.source_methods):
             return False
         receiver = ex.getter_receiver(value)
-        if isinstance(receiver, ast.Subscript) and self.holds_only_int_length_objects(cls, receiver.value):
+        if isinstance(receiver, ast.Subscript) and holds_only_int_length_objects(self, cls, receiver.value):
             return True
         bound = self.attribute_values(cls, receiver) if receiver is not None else []
         if bound and all(self.constructed_kind(value) == INT_LENGTH for value in bound):
@@ -489,116 +478,6 @@ class ClassFacts(ClassProperties):
             return None
         other = self.other_module(imported[0])
         return other.class_named(imported[1]) if other is not None else None
-
-    def holds_only_int_length_objects(self, cls: ast.ClassDef, container: ast.expr) -> bool:
-        """`self.layers` holds only int-length objects, in an object of `cls` or of a subclass of it in
-        the module: it is built from their constructors (or, bound nowhere in the package, by
-        transformers' `Cache` from the class the lineage passes as `layer_class_to_replicate`), and
-        only such objects are put in later (`append`, an item store), by the family or from outside."""
-        attribute = self_attribute(container)
-        subclasses = self.subclasses(cls)  # an object of one may stand where `cls` is expected
-        family = self.family(cls)
-        added = [value for member in family for value in self.bindings(member).contents.get(attribute, [])]
-        if not all(
-            value is not None and self.is_int_length_object(member, value)
-            for value in added
-            for member in [cls, *subclasses]
-        ):
-            return False
-        if not self.puts_in_only_int_length_objects(attribute):
-            return False
-        rebound = [
-            value
-            for member in family
-            if member not in self.lineage(cls)
-            for value in [
-                *self.bindings(member).values.get(attribute, []),
-                *self.bindings(member).class_level.get(attribute, []),
-            ]
-        ]
-        if not all(map(self.holds_int_length_objects, rebound)):
-            return False
-        values = self.attribute_values(cls, container)
-        if values:
-            held = all(map(self.holds_int_length_objects, values))
-        else:
-            held = attribute == "layers" and all(
-                self.replicated_layer_kind(member) == INT_LENGTH for member in [cls, *subclasses]
-            )
-        return held and not self.lets_go_of(attribute, family)
-
-    def lets_go_of(self, attribute: str, family: list[ast.ClassDef]) -> bool:
-        """A method of the family hands its own container on as a whole, which may then put anything
-        into it: `helper(self.layers)`, `add = self.layers.append`, `getattr(self, "layers")`."""
-        members = {id(member) for member in family}
-        return any(
-            store.value is None and store.cls is not None and id(store.cls) in members and self.on_own_receiver(store)
-            for store in self.attribute_stores.contents.get(attribute, [])
-        )
-
-    def puts_in_only_int_length_objects(self, attribute: str) -> bool:
-        """From outside the class's own methods (`ClassBodies.from_outside`: `cache.layers.append(v)` in
-        a function), the module binds to `attribute` or puts into it only int-length objects, each
-        built by a constructor the function does not bind itself. Read from the tree only where the
-        text shows such a store may be there (`ClassBodies.suspects`)."""
-        text = self.own_str()
-        if not self.suspects(text, frozenset({attribute})) and not (text and may_alias_unnamed(text, attribute)):
-            return True
-        stores = self.attribute_stores
-        if stores.any_attribute or self.from_outside(stores.extended.get(attribute, [])):
-            return False
-        bound = self.from_outside(stores.values.get(attribute, []))
-        put_in = self.from_outside(stores.contents.get(attribute, []))
-        built = [(value, store.function) for store in bound for value in displayed(store.value)]
-        built += [(value, store.function) for store in put_in for value in values_of(store.value, store.function)]
-        return all(
-            value is not None
-            and constructor(value, function, self.rebound_names)
-            and self.constructed_kind(value) == INT_LENGTH
-            for value, function in built
-        )
-
-    def is_int_length_object(self, cls: ast.ClassDef, value: ast.expr) -> bool:
-        """`Layer()` of an int-length class, or `self.layer_class_to_replicate()` replicating one."""
-        if isinstance(value, ast.Call) and ex.dotted_name(value.func) == f"self.{REPLICATED_LAYER_CLASS}":
-            return self.replicated_layer_kind(cls) == INT_LENGTH
-        return not self.rebound_where_called(value) and self.constructed_kind(value) == INT_LENGTH
-
-    def rebound_where_called(self, value: ast.expr) -> bool:
-        """The class name `value` calls (`Layer()` in a method) may be bound to another class where the
-        call is: in the method (or a function or lambda in it), or in its class's body; anywhere but
-        the module's top level for a call outside a method of a module-level class."""
-        name = ex.called_name(value).partition(".")[0] if isinstance(value, ast.Call) else ""
-        method = self.innermost_method_at(value.lineno)
-        owner = self._method_classes.get(id(method)) if method is not None else None
-        if method is None or owner is None or self.classes.get(owner.name) is not owner:
-            return name in self.rebound_names
-        return binds(method, name) or name in self.bindings(owner).class_level
-
-    def replicated_layer_kind(self, cls: ast.ClassDef) -> str | None:
-        """The length kind of the class the lineage gives transformers' `Cache` as
-        `super().__init__(layer_class_to_replicate=Layer)`: every layer `update` adds is one. Unknown
-        ("") when the lineage passes several or binds `self.layer_class_to_replicate` itself; None
-        when it never names one."""
-        lineage = self.lineage(cls)
-        if any(REPLICATED_LAYER_CLASS in self.bindings(member).values for member in lineage):
-            return ""
-        names = {
-            ex.dotted_name(value)
-            for member in lineage
-            for value in self.bindings(member).init_keywords.get(REPLICATED_LAYER_CLASS, [])
-        }
-        if not names:
-            return None
-        return self.length_kind_of_name(names.pop()) if len(names) == 1 and "" not in names else ""
-
-    def holds_int_length_objects(self, value: ast.expr) -> bool:
-        """`[Layer() for _ in range(n)]`, `[Layer(), Layer()]`, `(Layer(),)`: only int-length objects."""
-        if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-            return self.constructed_kind(value.elt) == INT_LENGTH
-        if isinstance(value, (ast.List, ast.Tuple)):
-            return bool(value.elts) and all(self.constructed_kind(element) == INT_LENGTH for element in value.elts)
-        return False
 
     def super_length_kind(self, cls: ast.ClassDef) -> str:
         """What `super().get_seq_length()` gives in a method of `cls`: its bases' length, read on an
@@ -734,6 +613,3 @@ _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarat
 )
 """Facts of the sibling modules used last in this process, by the depth they were reached at
 (which bounds how far their own imports are followed)."""
-
-
-"""Two ints give an int (`/` gives a float)."""

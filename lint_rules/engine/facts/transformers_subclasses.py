@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import is_transformers_module
+from lint_rules.engine.facts.class_containers import adds_only_int_length_layers
 from lint_rules.engine.facts.name_bindings import Binding
 from lint_rules.engine.facts.releases import length_state
 
@@ -108,7 +109,7 @@ def keeps_an_int_length(facts: ClassFacts, cls: ast.ClassDef, counters: frozense
             bindings.opaque
             or not all(map(ex.is_structurally_int, bindings.values.get("layers", [])))
             or "layers" in bindings.init_keywords  # `Cache.__init__(self, layers=[...])`
-            or not facts.adds_only_int_length_layers(member)
+            or not adds_only_int_length_layers(facts, member)
             or not overrides_keep_ints(facts, member, facts.own_source_method(member))
         ):
             return False
