@@ -276,6 +276,19 @@ BINDING_FORMS = (
         int_followed=False,
         not_followed="a copy of another class's attribute is not followed",
     ),
+    BindingForm(
+        "outside-copy-from-a-held-object",
+        COUNTER,
+        COUNTER,
+        outside=(
+            "class Holder:\n    def __init__(self):\n        self.caches: list[Cache] = []\n\n"
+            "    def crop(self, k: int):\n        for cache in self.caches:\n            cache.n = cache.n + k",
+            "class Other:\n    def __init__(self):\n        self.n = torch.zeros(1)\n\n\n"
+            "class Holder:\n    def __init__(self):\n        self.caches: list[Cache] = []\n"
+            "        self.others: list[Other] = []\n\n"
+            "    def give(self):\n        for other in self.others:\n            self.caches[0].n = other.n",
+        ),
+    ),
     outside(
         "outside-tuple-target",
         "def reset(cache):\n    cache.n, rest = {V}, 1",

@@ -36,6 +36,19 @@ SILENT = {
             print(vars(other))
             return {**vars(other), "copy": dict(other.__dict__), "n": cache.n}
     """,
+    "a copy from the same object, which the module shows to be of the class (turboquantdc's crop)": """
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def crop(self, m: int):
+                for cache in self.caches:
+                    if m < 0:
+                        kept = cache.n + m
+                    else:
+                        kept = m
+                    cache.n = kept
+    """,
     "a parenthesized own receiver is the class's own binding": """
         class Sub(Cache):
             def grow(self, k: int):
@@ -110,6 +123,37 @@ REPORTED = {
     "a copy from any other object (a dataclass field or a namedtuple may hold the name)": """
         def give(cache, other):
             cache.n = other.n
+    """,
+    "a copy from an object of a list the module shows to hold another class": """
+        class Other:
+            def __init__(self):
+                self.n = torch.zeros(1)
+
+
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+                self.others: list[Other] = []
+
+            def give(self):
+                for other in self.others:
+                    self.caches[0].n = other.n
+    """,
+    "a function inside the method whose parameter is named like the loop over the class's objects": """
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def give(self, other):
+                kept = 0
+
+                def take(cache):
+                    nonlocal kept
+                    kept = cache.n
+
+                take(other)
+                for cache in self.caches:
+                    cache.n = kept
     """,
     "a true division": """
         def halve(cache):

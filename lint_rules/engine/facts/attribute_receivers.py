@@ -30,6 +30,7 @@ takes it; the overrides of the same module's subclasses count (a receiver `self`
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
@@ -95,9 +96,7 @@ def receiver_length_kind(
 ) -> str:
     """INT_LENGTH when every class the receiver may hold has an int length (or, for `self.layers[i]`,
     when the class facts show that container holds only int-length objects)."""
-    typing = typing_of(facts)
-    _OPEN_QUESTIONS.append(typing)
-    try:
+    with question(facts) as typing:
         if function is None:  # asked while a class's length kind is computed: kept by `ClassFacts` alone
             return typing.length_kind(receiver, cls, function)
         key = (id(receiver), id(function))
@@ -105,6 +104,27 @@ def receiver_length_kind(
             typing.receivers[key] = ""  # a question that reaches itself proves nothing
             typing.receivers[key] = typing.length_kind(receiver, cls, function)
         return typing.receivers[key]
+
+
+def receiver_classes(
+    facts: ClassView, cls: ast.ClassDef | None, function: FunctionNode, receiver: ast.expr
+) -> list[tuple[ClassView, ast.ClassDef]] | None:
+    """Every class of the package the receiver may hold, with its module's facts; None when one is
+    unknown or not a class of the package."""
+    with question(facts) as typing:
+        types = typing.of(receiver, cls, function, 0)
+        found = [view.class_named(class_name(name)) for view, name in types or ()]
+        return [pair for pair in found if pair is not None] if types and None not in found else None
+
+
+@contextlib.contextmanager
+def question(facts: ClassView) -> Iterator[ReceiverTyping]:
+    """One question to the module's typing: when the outermost one ends, the answers that name
+    classes (and keep other modules' facts alive) are let go."""
+    typing = typing_of(facts)
+    _OPEN_QUESTIONS.append(typing)
+    try:
+        yield typing
     finally:
         _OPEN_QUESTIONS.pop()
         if not _OPEN_QUESTIONS:

@@ -282,17 +282,25 @@ class ClassBodies(ModuleNames):
 
     def binds_a_count(self, store: Store, family: set[int]) -> bool:
         """A count as the class's own methods read one (`CountReader`), where the counter itself may be
-        read on the own receiver of a method of the family (`copied.n = self.n`)."""
+        read on the own receiver of a method of the family (`copied.n = self.n`) or on an object the
+        module shows to be of the family (`layer.n` in `for layer in self.layers`: `holds_the_family`)."""
 
         def counter_read(read: ast.Attribute) -> bool:
             owner = self._method_classes.get(id(store.method)) if store.method is not None else None
-            return owner is not None and is_own_receiver(read.value, store.method) and id(owner) in family
+            if owner is not None and is_own_receiver(read.value, store.method) and id(owner) in family:
+                return True
+            return store.function is not None and self.holds_the_family(read.value, store.function, family)
 
         if store.value is None:
             return False
         if store.function is None:
             return ex.is_structurally_int(store.value)
         return OutsideCounts(counter_read).is_count(store.value, store.attribute, store.function, store.increment)
+
+    def holds_the_family(self, receiver: ast.expr, function: FunctionNode, family: set[int]) -> bool:
+        """Every object `receiver` may hold in `function` is of a class of `family`. Only the class
+        facts can type a receiver (`ClassFacts.holds_the_family`); here, nothing is known."""
+        return False
 
     def from_outside(self, stores: list[AttributeStore]) -> list[AttributeStore]:
         """The stores made on an object other than the own receiver of a method that keeps it (a

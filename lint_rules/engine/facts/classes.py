@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_stores import FunctionNode
 from lint_rules.engine.facts.attributes import (
     self_attribute,
 )
@@ -461,6 +462,17 @@ class ClassFacts(ClassProperties):
         if len(names) != 1 or "" in names:
             return None
         return self.class_named(names.pop())
+
+    def holds_the_family(self, receiver: ast.expr, function: FunctionNode, family: set[int]) -> bool:
+        """`layer` in `for layer in self.layers`, where the module shows every class `self.layers` may
+        hold (`attribute_receivers`, which counts the bindings of the name in scopes inside
+        `function` too: `max(layer.n for layer in others)`) to be one of `family`, classes of this module."""
+        if not isinstance(receiver, ast.Name):
+            return False
+        from lint_rules.engine.facts.attribute_receivers import receiver_classes  # above this file: it builds on it
+
+        classes = receiver_classes(self, self.class_of_method(function), function, receiver)
+        return bool(classes) and all(view is self and id(cls) in family for view, cls in classes or ())
 
     def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
         prefix, _, last = name.rpartition(".")
