@@ -19,13 +19,12 @@ from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import function_bindings
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_text import lines_mentioning
 from lint_rules.engine.flow.call_cycles import CallCycles
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.scope import Scope
-from lint_rules.engine.flow.summary import EMPTY, Signature, Summary
+from lint_rules.engine.flow.summary import EMPTY, Summary
 from lint_rules.engine.flow.taint import Origin, ParameterOrigin
 from lint_rules.engine.flow.uses import Use
 from lint_rules.engine.flow.walker import FunctionWalker
@@ -216,7 +215,7 @@ class Summaries:
                 self._settling[key], reads = self.walk(definition, key)
                 kept = kept and reads <= {cycle.root}
 
-    def signatures(self, cycle: SettlingCycle) -> dict[Key, Signature]:
+    def signatures(self, cycle: SettlingCycle) -> dict[Key, tuple[frozenset[str], frozenset[str], bool]]:
         return {key: self._settling.get(key, EMPTY).signature for key in cycle.keys}
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
@@ -298,31 +297,7 @@ def summarize(scope: Scope, run: ModuleRun, seeded: bool) -> Summary:
         parameter_uses=parameter_uses,
         parameters_returned=frozenset(origin.name for origin in returned if isinstance(origin, ParameterOrigin)),
         returns_source=any(isinstance(origin, Origin) for origin in returned) and not scope.is_source_definition,
-        source_receivers=parameters_asked([origin for origin in returned if isinstance(origin, Origin)], scope),
     )
-
-
-def parameters_asked(origins: list[Origin], scope: Scope) -> frozenset[str] | None:
-    """The parameters whose length each of `origins` asks directly (`cache.get_seq_length()`), each
-    bound only as a parameter in the function (nested scopes counted: `function_bindings`); None
-    when one origin asks anything else (an attribute, a callee's result, a bound method)."""
-    function = scope.definition.node if scope.definition is not None else None
-    if not origins or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    asked = set()
-    bindings = function_bindings(function)
-    for origin in origins:
-        receiver = ex.getter_receiver(origin.call)
-        if (
-            origin.scope is not scope
-            or ex.getter_name(origin.call) != origin.method
-            or not isinstance(receiver, ast.Name)
-        ):
-            return None
-        if receiver.id not in scope.parameters or len(bindings.get(receiver.id, [])) != 1:
-            return None
-        asked.add(receiver.id)
-    return frozenset(asked)
 
 
 def binds_first_parameter(call: ast.Call, callee: Definition, classes: Mapping[str, ast.ClassDef]) -> bool:

@@ -11,9 +11,6 @@ from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.uses import Use
 
-Signature = tuple[frozenset[str], frozenset[str], bool, frozenset[str] | None]
-"""What callers see of a summary (`Summary.signature`)."""
-
 
 class Summary(NamedTuple):
     uses: tuple[Use, ...] = ()
@@ -21,15 +18,11 @@ class Summary(NamedTuple):
     parameter_uses: Mapping[str, Use] = {}
     parameters_returned: frozenset[str] = frozenset()
     returns_source: bool = False
-    source_receivers: frozenset[str] | None = None
-    """The parameters whose length every source the function returns asks (`return
-    cache.get_seq_length() > 0`, `cache` never rebound): a call passing an int-length cache for each
-    returns no source. None when a returned source asks anything else."""
 
     @property
-    def signature(self) -> Signature:
+    def signature(self) -> tuple[frozenset[str], frozenset[str], bool]:
         """What callers see of the summary."""
-        return frozenset(self.parameter_uses), self.parameters_returned, self.returns_source, self.source_receivers
+        return frozenset(self.parameter_uses), self.parameters_returned, self.returns_source
 
 
 EMPTY = Summary()

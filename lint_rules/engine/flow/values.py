@@ -341,23 +341,8 @@ class ValueWalker:
         result = (
             self.passed_arguments(node, callee, argument_taints, summaries, file_name) if argument_taints else CLEAN
         )
-        returns_source = summaries.returns_source(callee) and not self.asks_int_lengths(node, callee, summaries, state)
-        origin = self.new_origin(node, callee.name, state) if returns_source else None
+        origin = self.new_origin(node, callee.name, state) if summaries.returns_source(callee) else None
         return result | {origin} if origin is not None else result
-
-    def asks_int_lengths(self, node: ast.Call, callee: Definition, summaries: SummaryTable, state: State) -> bool:
-        """The callee returns only the lengths of caches the call passes it (`Summary.source_receivers`),
-        and each is shown int-length here or is None (whose length raises): the call is no source, as
-        `cache.get_seq_length()` would be none in its place."""
-        receivers = summaries.of(callee).source_receivers
-        if not receivers:
-            return False
-        passed = {parameter: argument for argument, parameter in summaries.bind_arguments(node, callee)}
-        return all(
-            parameter in passed
-            and (ex.is_none(passed[parameter]) or self.receiver_has_int_length(passed[parameter], state))
-            for parameter in receivers
-        )
 
     def library_call(self, node: ast.Call, argument_taints: dict[int, Taint]) -> Taint:
         """A transformers function of the table (`transformers_api`) given a length it uses as an int."""
