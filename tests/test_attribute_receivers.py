@@ -9,6 +9,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from lint_rules.checking import check_path
 from lint_rules.settings import Settings
 from lint_rules.target_range import TargetRange
@@ -434,3 +436,42 @@ def test_a_subclass_binding_the_method_by_assignment_proves_nothing(tmp_path: Pa
     assigned = MODEL + "\n\n    class Assigned(OwnModel):\n        _get_cache = staticmethod(make_any_cache)\n"
     modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "mixin": MIXIN, "model": assigned}
     assert lines_reported(tmp_path, modules, "model") == [15]
+
+
+# ----- an annotation names what its own scope binds, not what the module binds --------------------
+
+SHADOWED = {
+    "a class-level alias of the annotation's name": (
+        "class Runner:\n    OwnCache = StaticCache\n    cache: OwnCache\n\n    def __init__(self, cache):\n"
+        "        self.cache = cache\n"
+    ),
+    "a parameter of the method named like the class": (
+        "class Runner:\n    def __init__(self, cache, OwnCache=StaticCache):\n        self.cache: OwnCache = cache\n"
+    ),
+    "a string annotation naming the class-level alias": (
+        'class Runner:\n    OwnCache = StaticCache\n    cache: "OwnCache"\n\n    def __init__(self, cache):\n'
+        "        self.cache = cache\n"
+    ),
+}
+SHADOWED_USE = """
+
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+"""
+
+
+@pytest.mark.parametrize("runner", SHADOWED.values(), ids=SHADOWED.keys())
+def test_an_annotation_whose_name_its_own_scope_rebinds_is_not_trusted(tmp_path: Path, runner: str) -> None:
+    """`OwnCache` in the annotation is the `StaticCache` the class body or the method binds, not the
+    module's int-length class (a second reader's program, 2026-12-05)."""
+    text = "from transformers import StaticCache\n\nfrom .cache import OwnCache\n\n\n" + runner
+    text += textwrap.indent(textwrap.dedent(SHADOWED_USE), "    ")
+    modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "runner": text}
+    assert lines_reported(tmp_path, modules, "runner") != []
+
+
+def test_the_same_annotations_without_the_rebinding_are_trusted(tmp_path: Path) -> None:
+    text = "from .cache import OwnCache\n\n\nclass Runner:\n    cache: OwnCache\n\n    def __init__(self, cache):\n"
+    text += "        self.cache = cache\n" + textwrap.indent(textwrap.dedent(SHADOWED_USE), "    ")
+    modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "runner": text}
+    assert lines_reported(tmp_path, modules, "runner") == []

@@ -155,6 +155,45 @@ REPORTED = {
                 for cache in self.caches:
                     cache.n = kept
     """,
+    "a copy through a held object in a method that another call runs on another object": """
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def crop(self, cache, m: int):
+                for held in self.caches:
+                    cache.n = held.n + m
+
+
+        def go(cache, fake):
+            Holder.crop(fake, cache, 1)
+    """,
+    "a local that only a function nested in the method binds (the method reads a global)": """
+        kept = torch.zeros(1)
+
+
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def crop(self, cache, m: int):
+                def unused():
+                    for held in self.caches:
+                        kept = held.n + m
+
+                cache.n = kept
+    """,
+    "the same, copied from the method's own receiver": """
+        kept = torch.zeros(1)
+
+
+        class Sub(Cache):
+            def copy_into(self, cache, m: int):
+                def unused():
+                    kept = self.n + m
+
+                cache.n = kept
+    """,
     "a true division": """
         def halve(cache):
             cache.n /= 2

@@ -433,6 +433,8 @@ class ReceiverTyping:
         if kin is None:
             return None
         annotations = [annotation for member in kin for annotation in attribute_annotations(member, attribute)]
+        if None in annotations:
+            return None
         declared = union(
             (element_annotated if element else annotated)(self.facts, annotation) for annotation in annotations
         )

@@ -459,13 +459,15 @@ def defines_name(cls: ast.ClassDef, name: str) -> bool:
     return False
 
 
-def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr]:
-    """`attribute: T` in the class body and `self.attribute: T` in its methods."""
-    found: list[ast.expr] = []
+def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr | None]:
+    """`attribute: T` in the class body and `self.attribute: T` in its methods; None for one that
+    names something the scope it is written in binds itself (`Layer = SimpleNamespace` in the class
+    body, a parameter `Layer` of the method): it may name anything."""
+    found: list[ast.expr | None] = []
     for statement in cls.body:
         if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             if statement.target.id == attribute:
-                found.append(statement.annotation)
+                found.append(unless_shadowed(statement.annotation, scope_names(cls.body)))
         elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in statements_within(statement.body, into_definitions=True):
                 if (
@@ -474,5 +476,22 @@ def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr]:
                     and node.target.attr == attribute
                     and ex.dotted_name(node.target.value) == "self"
                 ):
-                    found.append(node.annotation)
+                    found.append(unless_shadowed(node.annotation, set(function_bindings(statement))))
     return found
+
+
+def unless_shadowed(annotation: ast.expr, bound: set[str]) -> ast.expr | None:
+    """The annotation, or None when it names one of `bound` (a string annotation read as code)."""
+    written = annotation
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            written = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return annotation
+    named = {node.id for node in ast.walk(written) if isinstance(node, ast.Name)}
+    return None if named & bound else annotation
+
+
+def scope_names(body: list[ast.stmt]) -> set[str]:
+    """The names a class body binds itself (`bound_names` of each statement it runs)."""
+    return {name for statement in module_level_statements(body) for name in bound_names(statement)}

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterable
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_stores import function_bindings, scope_names, unless_shadowed
 from lint_rules.engine.facts.binding_forms import UnfollowedBindings, UnfollowedReader, lines_within, mentions
 from lint_rules.engine.facts.counters import INT_KEEPING_OPERATORS, INT_VALUE, CountReader, Function
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, simple_statements, statements_within
@@ -34,7 +35,8 @@ class AttributeBindings:
         """`self.attr.method(...)` or `self.attr[i] = ...` seen: the attribute is an object (not an int)
         whose contents may change."""
         self.annotations: dict[str, ast.expr] = {}
-        """`attr: X` in the class body, `self.attr: X = ...` in a method."""
+        """`attr: X` in the class body, `self.attr: X = ...` in a method; not one that names something
+        the scope it is written in binds itself (`attribute_stores.unless_shadowed`)."""
         self.contents: dict[str, list[ast.expr | None]] = {}
         """What goes into a container attribute: `self.layers.append(v)`, `.insert(i, v)`, `self.layers[i]
         = v` give `v`; a method that may put in anything else (`extend`, an unknown one) gives None."""
@@ -54,8 +56,13 @@ def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = N
     """From the statements of the class's methods (a method called on an attribute,
     `self.cumulative_length.zero_()`, marks the attribute as an object)."""
     found = AttributeBindings()
+    class_names = scope_names(cls.body)
     for statement in cls.body:
-        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        if (
+            isinstance(statement, ast.AnnAssign)
+            and isinstance(statement.target, ast.Name)
+            and unless_shadowed(statement.annotation, class_names) is not None
+        ):
             found.annotations[statement.target.id] = statement.annotation
     methods = {
         statement.name: statement
@@ -216,7 +223,8 @@ def record_binding(
     elif isinstance(node, ast.For) and iterates_a_range(node):
         record_value(found, node.target, INT_VALUE, followed)  # `for self.n in range(k)`: ints only
     if isinstance(node, ast.AnnAssign) and self_attribute(node.target):
-        found.annotations[self_attribute(node.target)] = node.annotation
+        if unless_shadowed(node.annotation, set(function_bindings(method))) is not None:
+            found.annotations[self_attribute(node.target)] = node.annotation
         followed.add(id(node.target))  # `self.n: int` alone binds nothing
 
 

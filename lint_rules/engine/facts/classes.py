@@ -467,11 +467,12 @@ class ClassFacts(ClassProperties):
         """`layer` in `for layer in self.layers`, where the module shows every class `self.layers` may
         hold (`attribute_receivers`, which counts the bindings of the name in scopes inside
         `function` too: `max(layer.n for layer in others)`) to be one of `family`, classes of this module."""
-        if not isinstance(receiver, ast.Name):
-            return False
+        owner = self.class_of_method(function)
+        if not isinstance(receiver, ast.Name) or (owner is not None and not self.has_own_receiver(function)):
+            return False  # `Holder.crop(other, ...)`: what the typing takes `self` for may be anything
         from lint_rules.engine.facts.attribute_receivers import receiver_classes  # above this file: it builds on it
 
-        classes = receiver_classes(self, self.class_of_method(function), function, receiver)
+        classes = receiver_classes(self, owner, function, receiver)
         return bool(classes) and all(view is self and id(cls) in family for view, cls in classes or ())
 
     def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:

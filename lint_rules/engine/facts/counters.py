@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names
+from lint_rules.engine.facts.module_text import BINDING_NODES, NESTED_SCOPES, bound_names, own_scope_nodes
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -122,9 +122,13 @@ class CountReader:
 
 
 def bindings_of(method: Function) -> dict[str, list[ast.expr | None]]:
+    """Per name the method's own scope binds, what it binds it to (see `CountReader.local_bindings`).
+    A function, lambda or class nested in it binds its own names, except those it declares
+    `nonlocal` (bound to anything, for the method)."""
     found: dict[str, list[ast.expr | None]] = {}
     known: dict[int, ast.expr | None] = {}
-    for node in ast.walk(method):
+    own = list(own_scope_nodes(method))
+    for node in own:
         if isinstance(node, ast.AugAssign) and not isinstance(node.op, INT_KEEPING_OPERATORS):
             continue
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -134,8 +138,12 @@ def bindings_of(method: Function) -> dict[str, list[ast.expr | None]]:
                 elif isinstance(target, ast.Tuple) and ex.is_shape(node.value):
                     known.update({id(element): INT_VALUE for element in target.elts if isinstance(element, ast.Name)})
     parameters = {id(argument) for argument in ex.arguments_of(method)}
-    for node in ast.walk(method):
-        if isinstance(node, BINDING_NODES) and node is not method and id(node) not in parameters:
+    for node in own:
+        if isinstance(node, BINDING_NODES) and id(node) not in parameters:
             for name in bound_names(node):
                 found.setdefault(name, []).append(known.get(id(node)))
+    for scope in (node for node in own if isinstance(node, NESTED_SCOPES)):
+        for shared in (node for node in ast.walk(scope) if isinstance(node, ast.Nonlocal)):
+            for name in shared.names:
+                found.setdefault(name, []).append(None)
     return found
