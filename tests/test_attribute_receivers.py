@@ -453,6 +453,49 @@ SHADOWED = {
         "        self.cache = cache\n"
     ),
 }
+SHADOWED_PARAMETERS = {
+    "a method's parameter annotation, the class body rebinding its name": (
+        "class Runner:\n    OwnCache = StaticCache\n\n    def generate(self, ids, cache: OwnCache):\n"
+        "        return ids[:, cache.get_seq_length():]\n"
+    ),
+    "a nested function's parameter annotation, the function around it rebinding its name": (
+        "def outer(ids):\n    OwnCache = StaticCache\n\n    def generate(cache: OwnCache):\n"
+        "        return ids[:, cache.get_seq_length():]\n\n    return generate\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("runner", SHADOWED_PARAMETERS.values(), ids=SHADOWED_PARAMETERS.keys())
+def test_a_parameter_annotation_whose_name_an_enclosing_scope_rebinds_is_not_trusted(
+    tmp_path: Path, runner: str
+) -> None:
+    text = "from transformers import StaticCache\n\nfrom .cache import OwnCache\n\n\n" + runner
+    modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "runner": text}
+    assert lines_reported(tmp_path, modules, "runner") != []
+
+
+DICT_STORES = {
+    "the class's own __dict__": 'self.__dict__["cache"] = StaticCache(config=config, max_cache_len=8)',
+    "vars() of the object": "vars(self).update(cache=StaticCache(config=config, max_cache_len=8))",
+    "setattr with a computed name": 'setattr(self, "ca" + "che", StaticCache(config=config, max_cache_len=8))',
+}
+
+
+@pytest.mark.parametrize("store", DICT_STORES.values(), ids=DICT_STORES.keys())
+def test_an_attribute_stored_without_its_name_written_out_is_unknown(tmp_path: Path, store: str) -> None:
+    """`self.cache = OwnCache()` alone types the attribute; a store whose attribute name is not
+    written out may bind it to anything (a second reader's program, 2026-12-05)."""
+    text = (
+        "from transformers import StaticCache\n\nfrom .cache import OwnCache\n\n\nclass Runner:\n"
+        f"    def __init__(self, config):\n        self.cache = OwnCache()\n        {store}\n"
+    ) + textwrap.indent(textwrap.dedent(SHADOWED_USE), "    ")
+    modules = {"layers": INT_LAYER, "cache": OWN_CACHE, "runner": text}
+    assert lines_reported(tmp_path, modules, "runner") != []
+    alone = text.replace(f"        {store}\n", "")
+    (tmp_path / "alone").mkdir()
+    assert lines_reported(tmp_path / "alone", modules | {"runner": alone}, "runner") == []
+
+
 SHADOWED_USE = """
 
     def generate(self, ids):

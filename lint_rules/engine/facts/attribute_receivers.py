@@ -48,6 +48,8 @@ from lint_rules.engine.facts.attribute_stores import (
     functions_and_classes,
     module_level_statements,
     own_method,
+    scope_names,
+    unless_shadowed,
 )
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
@@ -271,10 +273,24 @@ class ReceiverTyping:
         if binding.form == "value":
             return self.of(binding.node, cls, function, depth + 1)
         if binding.form == "annotation":
-            return annotated(self.facts, binding.node)
+            shadowed = unless_shadowed(binding.node, self.names_around(function, cls)) is None
+            return None if shadowed else annotated(self.facts, binding.node)
         if binding.form == "iterate":
             return self.elements_of(binding.node, cls, function, depth)
         return None
+
+    def names_around(self, function: FunctionNode, cls: ast.ClassDef | None) -> set[str]:
+        """The names the function, the functions around it and the class bodies they are methods of
+        bind: an annotation naming one of them does not name the module's class of that name."""
+        names: set[str] = set()
+        scope: tuple[FunctionNode, ast.ClassDef | None] | None = (function, cls)
+        while scope is not None:
+            inner, owner = scope
+            names |= set(self.function_bindings(inner))
+            if owner is not None and inner in owner.body:
+                names |= scope_names(owner.body)
+            scope = self.enclosing.get(id(inner))
+        return names
 
     @property
     def enclosing(self) -> dict[int, tuple[FunctionNode, ast.ClassDef | None]]:
@@ -444,6 +460,8 @@ class ReceiverTyping:
             return union([declared, *(types for types in shown if types is not None)])
         if annotations or has_base_in_package(self.facts, kin):
             return None  # an annotation that names no class; or a base whose module binds what it likes
+        if any(self.facts.binds_unnamed_attributes(member) for member in kin):
+            return None  # `self.__dict__["cache"] = ...`, `setattr(obj, name, ...)`: a store the tables miss
         if attribute in BOUND_BY_TRANSFORMERS and has_base_outside(self.facts, kin):
             return None  # `DynamicCache.__init__` fills `self.layers` with layers of its own choice
         return union(shown) if shown else None

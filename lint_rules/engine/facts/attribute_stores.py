@@ -12,7 +12,7 @@ target, `+=` on an object, `setattr(obj, "cache", v)`) is an unknown binding.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
@@ -480,7 +480,7 @@ def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr | 
     return found
 
 
-def unless_shadowed(annotation: ast.expr, bound: set[str]) -> ast.expr | None:
+def unless_shadowed(annotation: ast.expr, bound: Set[str]) -> ast.expr | None:
     """The annotation, or None when it names one of `bound` (a string annotation read as code)."""
     written = annotation
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):

@@ -331,6 +331,16 @@ class ClassBodies(ModuleNames):
     def _stores_elsewhere(self) -> list[Store]:
         return stores_elsewhere(self.tree, self.methods_run_on_others)
 
+    def binds_unnamed_attributes(self, cls: ast.ClassDef) -> bool:
+        """An attribute of an object of `cls` may be bound without its name written out: the class
+        itself (`setattr(self, name, v)`, `self.__dict__`, `vars(self)`: `opaque`), or the module on
+        another object (`obj.__dict__[k] = v`, `vars(obj).update(...)`, `setattr(obj, name, v)`)."""
+        if self.bindings(cls).opaque:
+            return True
+        if self.own_str() is not None and not self.text_may_bind_any_attribute:
+            return False
+        return any(store.attribute == ANY_ATTRIBUTE for store in self._stores_elsewhere)
+
     @functools.cached_property
     def _methods(self) -> list[tuple[FunctionNode, ast.ClassDef]]:
         """Each method (a `def` directly in a class body) with its class."""

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts import generation_hook
+from lint_rules.engine.facts.attribute_stores import function_bindings, scope_names, unless_shadowed
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -46,7 +47,14 @@ def function_scope(
         returns_int=ex.is_int_annotation(node.returns),
         is_source_definition=node.name.lstrip("_") in module.source_methods,
         int_typed_names=frozenset(int_names),
-        entry_kinds=entry_kinds(arguments, cls, module, attribute_kinds, functools.partial(from_callers, definition)),
+        entry_kinds=entry_kinds(
+            arguments,
+            cls,
+            module,
+            attribute_kinds,
+            functools.partial(from_callers, definition),
+            names_around(definition),
+        ),
         entry_parameters=frozenset(argument.arg for argument in arguments),
         entry_not_none=generation_hook.parameters_never_none(definition, module.releases, module.path),
         parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
@@ -60,12 +68,17 @@ def entry_kinds(
     module: ModuleFacts,
     attribute_kinds: AttributeKinds,
     from_callers: Callable[[str], str],
+    shadowing: frozenset[str] = frozenset(),
 ) -> EntryKinds:
     """A parameter annotated with an int-length cache class (where `int-length-caches` is declared, also
     one annotated with a tensor-length class), or one every caller of a private or nested function
     passes an int-length cache for (`from_callers`); `self.attr` as the class builds or annotates it
     (longer chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores)."""
-    annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
+    annotations = {
+        argument.arg: argument.annotation
+        for argument in arguments
+        if argument.annotation is not None and unless_shadowed(argument.annotation, shadowing) is not None
+    }
     parameters = {argument.arg for argument in arguments}
     known: dict[str, str] = {}
 
@@ -81,6 +94,21 @@ def entry_kinds(
         return known[key]
 
     return kind
+
+
+def names_around(definition: Definition) -> frozenset[str]:
+    """The names the scopes a function's header is written in bind (the class body of a method, the
+    functions around a nested one): a parameter's annotation naming one of them names that, not the
+    module's class (`shadowing` of `entry_kinds`)."""
+    names: set[str] = set()
+    outer = definition.parent
+    while outer is not None:
+        if isinstance(outer.node, ast.ClassDef):
+            names |= scope_names(outer.node.body)
+        elif isinstance(outer.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names |= set(function_bindings(outer.node))
+        outer = outer.parent
+    return frozenset(names)
 
 
 def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
