@@ -2,7 +2,7 @@
 fix: a file rewritten during the fixer's run read back stale, path facts that outlived a change of
 the object, function-local imports merged across functions, delegation to a list that later gets
 other objects, a sibling too deep to summarize failing the importing file, a `case` guard planned
-as a hoist, and a hoisted name that was a `global`."""
+as a hoist, a hoisted name that was a `global`, and a keyword bound to a positional-only parameter."""
 
 from __future__ import annotations
 
@@ -368,3 +368,25 @@ def test_every_def_of_a_name_in_another_module_is_followed(tmp_path: Path) -> No
     write(tmp_path, {"helper.py": helper, "a.py": user})
     checked = run("lint_rules", "pkg/a.py", cwd=tmp_path)
     assert "passed as `length` to `use_len()`" in checked.stdout
+
+
+def test_a_keyword_named_like_a_positional_only_parameter_goes_to_kwargs() -> None:
+    """`take(ids, 0, start=n)` hands `n` to `**options`, not to the positional-only `start`; by keyword
+    to an ordinary parameter, it is that parameter's (a second reader, 2026-12-05)."""
+    text = textwrap.dedent(
+        """\
+        def take(ids, start, /, **options):
+            return ids[:, start:]
+
+
+        def take_by_name(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            n = cache.get_seq_length()
+            return take(ids, 0, start=n), take_by_name(ids, start=n)
+        """
+    )
+    assert [(finding.line, finding.code) for finding in analyze_source(text, "m.py")] == [(11, "SLG002")]
+    assert "take_by_name" in analyze_source(text, "m.py")[0].message

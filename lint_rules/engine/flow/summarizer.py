@@ -249,7 +249,11 @@ class Summaries:
             if isinstance(argument, ast.Starred):
                 break
             pairs.append((argument, parameter))
-        names = set(positional) | {argument.arg for argument in node.args.kwonlyargs}
+        keywords = [
+            *node.args.args,
+            *node.args.kwonlyargs,
+        ]  # a positional-only name given by keyword goes to `**kwargs`
+        names = {argument.arg for argument in keywords} & {*positional, *(arg.arg for arg in node.args.kwonlyargs)}
         pairs += [(keyword.value, keyword.arg) for keyword in call.keywords if keyword.arg in names]
         return pairs
 
