@@ -29,6 +29,9 @@ def past_length(cache):
     return cache.get_seq_length()
 
 
+helper_alias = past_length
+
+
 def take(ids, start):
     return ids[:, start:]
 
@@ -94,6 +97,7 @@ SOURCE_FORMS = (
     SourceForm("with-layer-argument", "cache.get_seq_length(layer_idx=0)"),
     SourceForm("get-query-offset", "cache.get_query_offset(0)"),
     SourceForm("module-helper-returning-one", "past_length(cache)"),
+    SourceForm("module-alias-of-a-helper", "helper_alias(cache)"),
     SourceForm("method-returning-one", "self.past_length(cache)"),
     SourceForm("staticmethod-through-class", "Lengths.of(cache)"),
     SourceForm("classmethod-through-class", "Lengths.of_class(cache)"),

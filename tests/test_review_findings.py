@@ -2,7 +2,8 @@
 fix: a file rewritten during the fixer's run read back stale, path facts that outlived a change of
 the object, function-local imports merged across functions, delegation to a list that later gets
 other objects, a sibling too deep to summarize failing the importing file, a `case` guard planned
-as a hoist, a hoisted name that was a `global`, and a keyword bound to a positional-only parameter."""
+as a hoist, a hoisted name that was a `global`, a keyword bound to a positional-only parameter, and a
+function name rebound to another function."""
 
 from __future__ import annotations
 
@@ -390,3 +391,29 @@ def test_a_keyword_named_like_a_positional_only_parameter_goes_to_kwargs() -> No
     )
     assert [(finding.line, finding.code) for finding in analyze_source(text, "m.py")] == [(11, "SLG002")]
     assert "take_by_name" in analyze_source(text, "m.py")[0].message
+
+
+def test_a_call_of_a_name_rebound_to_another_function_runs_that_one() -> None:
+    """`past_length = _static` after `def past_length`: the call runs `_static`, whose result is a
+    source (a second reader, 2026-12-05; missed before)."""
+    text = textwrap.dedent(
+        """\
+        from transformers import StaticCache
+
+
+        def past_length(cache, config):
+            return 0
+
+
+        def _static(cache, config):
+            return StaticCache(config=config, max_cache_len=8).get_seq_length()
+
+
+        past_length = _static
+
+
+        def step(ids, config):
+            return ids[:, past_length(None, config):]
+        """
+    )
+    assert [(finding.line, finding.code) for finding in analyze_source(text, "m.py")] == [(16, "SLG002")]

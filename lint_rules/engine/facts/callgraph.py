@@ -83,7 +83,8 @@ class CallGraph:
         `with_overrides`, also the subclasses' overrides that `self.m(...)` may dispatch to."""
         func = call.func
         if isinstance(func, ast.Name):
-            return self.visible_functions(func.id, caller) if func.id in self.definitions.defined_names else []
+            named = func.id in self.definitions.defined_names or func.id in self.definitions.function_aliases
+            return self.visible_functions(func.id, caller) if named else []
         if not isinstance(func, ast.Attribute):
             return []
         receiver = func.value
@@ -123,6 +124,8 @@ class CallGraph:
                     return nested
             scope = scope.parent
         found = [found for found in self.definitions.functions_named(name) if found.parent is None]
+        for alias in sorted(self.definitions.function_aliases.get(name, frozenset())):
+            found += [held for held in self.definitions.functions_named(alias) if held.parent is None]
         if found:
             return found
         cls = self.definitions.classes.get(name)

@@ -80,6 +80,23 @@ class DefinitionIndex:
         }
         self._line_orders: dict[int, tuple[list[Definition], LineOrder]] = {}
         self._nested: dict[int, list[Definition]] = {}
+        self._tree = tree
+        self._aliases: dict[str, frozenset[str]] | None = None
+
+    @property
+    def function_aliases(self) -> dict[str, frozenset[str]]:
+        """Module-level names bound to a module-level function by assignment (`length = _static_length`,
+        in an `if` or `try` too), with the functions each may hold: a call of the name may run any."""
+        if self._aliases is None:
+            bound: dict[str, set[str]] = {}
+            for statement in module_statements(self._tree.body):
+                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+                    for target in statement.targets:
+                        if isinstance(target, ast.Name):
+                            bound.setdefault(target.id, set()).add(statement.value.id)
+            self._aliases = {name: frozenset(resolved(name, bound, self)) for name in bound}
+            self._aliases = {name: functions for name, functions in self._aliases.items() if functions}
+        return self._aliases
 
     def of(self, node: ast.AST) -> Definition | None:
         return self.by_node.get(id(node))
@@ -274,3 +291,28 @@ def class_lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> lis
             if found is not None and found not in lineage:
                 lineage.append(found)
     return lineage
+
+
+def module_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements run at module level, in its `if`/`try`/`with`/`for` blocks too."""
+    for statement in body:
+        yield statement
+        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from module_statements(getattr(statement, field, []))
+            for handler in getattr(statement, "handlers", []):
+                yield from module_statements(handler.body)
+
+
+def resolved(name: str, bound: Mapping[str, set[str]], index: DefinitionIndex) -> set[str]:
+    """The module-level functions `name` may hold through a chain of aliases (`a = b`, `b = f`)."""
+    found: set[str] = set()
+    pending, seen = [name], {name}
+    while pending:
+        for value in bound.get(pending.pop(), set()):
+            if any(definition.parent is None for definition in index.functions_named(value)):
+                found.add(value)
+            if value in bound and value not in seen:
+                seen.add(value)
+                pending.append(value)
+    return found

@@ -272,6 +272,8 @@ class Summaries:
             }
             if not new:
                 break
+            aliases = self.run.facts.definitions.function_aliases
+            new |= {alias for alias, functions in aliases.items() if functions & new and alias not in found}
             found |= new
             self.source_functions = frozenset(found)
             candidates = list(self.functions_mentioning(new))

@@ -364,7 +364,8 @@ class ValueWalker:
     def may_call_into_module(self, func: ast.expr) -> bool:
         """Cheaply: the callee's name is one a `def` of the module binds, or it is `self.attr(...)`."""
         if isinstance(func, ast.Name):
-            return func.id in self.module.definitions.defined_names
+            definitions = self.module.definitions
+            return func.id in definitions.defined_names or func.id in definitions.function_aliases
         if not isinstance(func, ast.Attribute):
             return False
         is_self = isinstance(func.value, ast.Name) and func.value.id == "self"
