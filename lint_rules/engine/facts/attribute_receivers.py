@@ -46,7 +46,6 @@ from lint_rules.engine.facts.attribute_stores import (
     defines_name,
     function_bindings,
     functions_and_classes,
-    module_level_statements,
     own_method,
     scope_names,
     unless_shadowed,
@@ -55,6 +54,7 @@ from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
+from lint_rules.engine.facts.definitions import module_level_statements
 from lint_rules.engine.facts.name_bindings import block_statements
 from lint_rules.engine.facts.returned_values import annotated_classes
 

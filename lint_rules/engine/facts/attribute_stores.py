@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Set
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.definitions import statements_within
+from lint_rules.engine.facts.definitions import module_level_statements, statements_within
 
 ADDING_METHODS = {"append": 0, "insert": 1}
 """Container methods that put one object in, and the position of that object among their arguments."""
@@ -383,17 +383,6 @@ def names_bound_in_scopes(tree: ast.Module) -> frozenset[str]:
         inner = nested or isinstance(node, SCOPES)
         pending.extend((child, inner) for child in ast.iter_child_nodes(node))
     return frozenset(found)
-
-
-def module_level_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
-    """The statements run at module level: blocks entered, definitions not."""
-    for statement in body:
-        yield statement
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for field in ("body", "orelse", "finalbody"):
-                yield from module_level_statements(getattr(statement, field, []))
-            for handler in getattr(statement, "handlers", []):
-                yield from module_level_statements(handler.body)
 
 
 def bound_names(statement: ast.stmt) -> list[str]:
