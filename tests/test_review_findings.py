@@ -2,11 +2,12 @@
 fix: a file rewritten during the fixer's run read back stale, path facts that outlived a change of
 the object, function-local imports merged across functions, delegation to a list that later gets
 other objects, a sibling too deep to summarize failing the importing file, a `case` guard planned
-as a hoist, a hoisted name that was a `global`, a keyword bound to a positional-only parameter, and a
-function name rebound to another function."""
+as a hoist, a hoisted name that was a `global`, a keyword bound to a positional-only parameter, a
+function name rebound to another function, and a method defined twice in a class body."""
 
 from __future__ import annotations
 
+import ast
 import collections
 import os
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 from lint_rules import check_command
 from lint_rules.engine import analyze_source
 from lint_rules.engine.facts import module_files
+from lint_rules.engine.facts.definitions import DefinitionIndex
 from tests.helpers_rewrite import cli_environment
 from tests.package_files import write_package
 
@@ -417,3 +419,47 @@ def test_a_call_of_a_name_rebound_to_another_function_runs_that_one() -> None:
         """
     )
     assert [(finding.line, finding.code) for finding in analyze_source(text, "m.py")] == [(16, "SLG002")]
+
+
+def test_a_method_defined_twice_in_a_class_body_is_the_last_one() -> None:
+    """The second `def of` replaces the first (a second reader, 2026-12-05: the first was followed,
+    and the source missed)."""
+    text = textwrap.dedent(
+        """\
+        from transformers import StaticCache
+
+
+        class Lengths:
+            @staticmethod
+            def of(cache, config):
+                return 0
+
+            @staticmethod
+            def of(cache, config):
+                return StaticCache(config=config, max_cache_len=8).get_seq_length()
+
+
+        def step(ids, config):
+            return ids[:, Lengths.of(None, config):]
+        """
+    )
+    assert [(finding.line, finding.code) for finding in analyze_source(text, "m.py")] == [(15, "SLG002")]
+
+
+def test_a_property_setter_does_not_replace_its_getter() -> None:
+    """`@past.setter def past` comes after the getter but keeps it: the getter is what `past` reads."""
+    text = textwrap.dedent(
+        """\
+        class Holder:
+            @property
+            def past(self):
+                return self.n
+
+            @past.setter
+            def past(self, value):
+                self.n = value
+        """
+    )
+    tree = ast.parse(text)
+    found = DefinitionIndex(tree, text).method(tree.body[0], "past")
+    assert found is not None and found.node.lineno == 3

@@ -144,10 +144,22 @@ class DefinitionIndex:
         return None
 
     def method(self, cls: ast.ClassDef, name: str) -> Definition | None:
-        for statement in cls.body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+        """The class body's last `def name` (a later one replaces an earlier), but not a property's
+        setter or deleter (`@name.setter`), which keeps the getter."""
+        for statement in reversed(cls.body):
+            if (
+                isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and statement.name == name
+                and not keeps_property(statement)
+            ):
                 return self.of(statement)
         return None
+
+
+def keeps_property(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`@name.setter` or `@name.deleter`: the `def` adds to the property `name` holds."""
+    kept = (f"{function.name}.setter", f"{function.name}.deleter")
+    return any(dotted_name(decorator) in kept for decorator in function.decorator_list)
 
 
 def collect_definitions(
