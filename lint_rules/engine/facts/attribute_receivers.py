@@ -180,6 +180,7 @@ class ReceiverTyping:
         self._module_bindings: dict[str, list[ast.AST]] | None = None
         self._orders: dict[int, list[tuple[ClassView, ast.ClassDef]] | None] = {}
         self.receivers: dict[tuple[int, int], str] = {}
+        self._names_around: dict[int, set[str]] = {}
 
     def forget_classes(self) -> None:
         """Drop the answers that name classes (with their modules' facts): a strong reference to a
@@ -273,8 +274,10 @@ class ReceiverTyping:
         if binding.form == "value":
             return self.of(binding.node, cls, function, depth + 1)
         if binding.form == "annotation":
-            shadowed = unless_shadowed(binding.node, self.names_around(function, cls)) is None
-            return None if shadowed else annotated(self.facts, binding.node)
+            types = annotated(self.facts, binding.node)
+            if types and unless_shadowed(binding.node, self.names_around(function, cls)) is None:
+                return None  # `OwnCache = StaticCache` around it: the annotation names that
+            return types
         if binding.form == "iterate":
             return self.elements_of(binding.node, cls, function, depth)
         return None
@@ -282,15 +285,18 @@ class ReceiverTyping:
     def names_around(self, function: FunctionNode, cls: ast.ClassDef | None) -> set[str]:
         """The names the function, the functions around it and the class bodies they are methods of
         bind: an annotation naming one of them does not name the module's class of that name."""
-        names: set[str] = set()
-        scope: tuple[FunctionNode, ast.ClassDef | None] | None = (function, cls)
-        while scope is not None:
-            inner, owner = scope
-            names |= set(self.function_bindings(inner))
-            if owner is not None and inner in owner.body:
-                names |= scope_names(owner.body)
-            scope = self.enclosing.get(id(inner))
-        return names
+        key = id(function)
+        if key not in self._names_around:
+            names: set[str] = set()
+            scope: tuple[FunctionNode, ast.ClassDef | None] | None = (function, cls)
+            while scope is not None:
+                inner, owner = scope
+                names |= set(self.function_bindings(inner))
+                if owner is not None and inner in owner.body:
+                    names |= scope_names(owner.body)
+                scope = self.enclosing.get(id(inner))
+            self._names_around[key] = names
+        return self._names_around[key]
 
     @property
     def enclosing(self) -> dict[int, tuple[FunctionNode, ast.ClassDef | None]]:

@@ -471,6 +471,10 @@ def attribute_annotations(cls: ast.ClassDef, attribute: str) -> list[ast.expr | 
 
 def unless_shadowed(annotation: ast.expr, bound: Set[str]) -> ast.expr | None:
     """The annotation, or None when it names one of `bound` (a string annotation read as code)."""
+    if not bound:
+        return annotation
+    if isinstance(annotation, ast.Name):
+        return None if annotation.id in bound else annotation
     written = annotation
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:

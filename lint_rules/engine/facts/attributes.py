@@ -56,14 +56,15 @@ def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = N
     """From the statements of the class's methods (a method called on an attribute,
     `self.cumulative_length.zero_()`, marks the attribute as an object)."""
     found = AttributeBindings()
-    class_names = scope_names(cls.body)
-    for statement in cls.body:
-        if (
-            isinstance(statement, ast.AnnAssign)
-            and isinstance(statement.target, ast.Name)
-            and unless_shadowed(statement.annotation, class_names) is not None
-        ):
-            found.annotations[statement.target.id] = statement.annotation
+    annotated = {
+        statement.target.id: statement.annotation
+        for statement in cls.body
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+    }
+    class_names = scope_names(cls.body) if annotated else set()
+    for name, annotation in annotated.items():
+        if unless_shadowed(annotation, class_names) is not None:
+            found.annotations[name] = annotation
     methods = {
         statement.name: statement
         for statement in cls.body

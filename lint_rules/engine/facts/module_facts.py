@@ -11,6 +11,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from lint_rules.engine.facts.attribute_stores import function_bindings, scope_names
 from lint_rules.engine.facts.callgraph import CallGraph
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
@@ -61,6 +62,7 @@ class ModuleFacts:
             declarations=declarations,
         )
         self._function_constants: dict[int, dict[str, object]] = {}
+        self._names_around: dict[int, frozenset[str]] = {}
         self.calls = CallGraph(tree, source.text, self.definitions, self.torch_aliases, path)
 
     @functools.cached_property
@@ -81,6 +83,21 @@ class ModuleFacts:
             outside = self.constants if enclosing is None else self.function_constants(enclosing.node, enclosing.parent)
             self._function_constants[id(function)] = function_constants(function, outside)
         return self._function_constants[id(function)]
+
+    def names_around(self, definition: Definition) -> frozenset[str]:
+        """The names the scopes a function's header is written in bind (the class body of a method,
+        the functions around a nested one), found once per scope: a parameter's annotation naming one
+        of them names that, not the module's class."""
+        outer = definition.parent
+        if outer is None:
+            return frozenset()
+        if id(outer.node) not in self._names_around:
+            if isinstance(outer.node, ast.ClassDef):
+                own = scope_names(outer.node.body)
+            else:
+                own = set(function_bindings(outer.node))
+            self._names_around[id(outer.node)] = frozenset(own) | self.names_around(outer)
+        return self._names_around[id(outer.node)]
 
     @functools.cached_property
     def bool_binding_lines(self) -> dict[str, list[int]]:

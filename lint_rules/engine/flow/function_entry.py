@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts import generation_hook
-from lint_rules.engine.facts.attribute_stores import function_bindings, scope_names, unless_shadowed
+from lint_rules.engine.facts.attribute_stores import unless_shadowed
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -53,7 +53,7 @@ def function_scope(
             module,
             attribute_kinds,
             functools.partial(from_callers, definition),
-            names_around(definition),
+            functools.partial(module.names_around, definition),
         ),
         entry_parameters=frozenset(argument.arg for argument in arguments),
         entry_not_none=generation_hook.parameters_never_none(definition, module.releases, module.path),
@@ -68,17 +68,14 @@ def entry_kinds(
     module: ModuleFacts,
     attribute_kinds: AttributeKinds,
     from_callers: Callable[[str], str],
-    shadowing: frozenset[str] = frozenset(),
+    shadowing: Callable[[], frozenset[str]] = frozenset,
 ) -> EntryKinds:
     """A parameter annotated with an int-length cache class (where `int-length-caches` is declared, also
     one annotated with a tensor-length class), or one every caller of a private or nested function
     passes an int-length cache for (`from_callers`); `self.attr` as the class builds or annotates it
-    (longer chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores)."""
-    annotations = {
-        argument.arg: argument.annotation
-        for argument in arguments
-        if argument.annotation is not None and unless_shadowed(argument.annotation, shadowing) is not None
-    }
+    (longer chains, `self._parent._cache`, are typed by `attribute_receivers` from the module's stores).
+    An annotation naming what `shadowing` gives (the names around the function) says nothing."""
+    annotations = {argument.arg: argument.annotation for argument in arguments if argument.annotation is not None}
     parameters = {argument.arg for argument in arguments}
     known: dict[str, str] = {}
 
@@ -87,6 +84,8 @@ def entry_kinds(
             known[key] = ""
             if key in annotations:
                 known[key] = annotated_cache_kind(annotations[key], module)
+                if known[key] and unless_shadowed(annotations[key], shadowing()) is None:
+                    known[key] = ""
             elif cls is not None and key.startswith("self.") and key.count(".") == 1:
                 known[key] = attribute_kinds(cls).get(key, "")
             if not known[key] and key in parameters and not module.int_length_receivers:
@@ -94,21 +93,6 @@ def entry_kinds(
         return known[key]
 
     return kind
-
-
-def names_around(definition: Definition) -> frozenset[str]:
-    """The names the scopes a function's header is written in bind (the class body of a method, the
-    functions around a nested one): a parameter's annotation naming one of them names that, not the
-    module's class (`shadowing` of `entry_kinds`)."""
-    names: set[str] = set()
-    outer = definition.parent
-    while outer is not None:
-        if isinstance(outer.node, ast.ClassDef):
-            names |= scope_names(outer.node.body)
-        elif isinstance(outer.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names |= set(function_bindings(outer.node))
-        outer = outer.parent
-    return frozenset(names)
 
 
 def class_attribute_kinds(cls: ast.ClassDef, module: ModuleFacts) -> dict[str, str]:
