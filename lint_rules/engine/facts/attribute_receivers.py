@@ -294,6 +294,8 @@ class ReceiverTyping:
                 names |= set(self.function_bindings(inner))
                 if owner is not None and inner in owner.body:
                     names |= scope_names(owner.body)
+                if inner in self.facts.tree.body or (owner is not None and inner in owner.body):
+                    break  # a module-level function or a method: no function around it
                 scope = self.enclosing.get(id(inner))
             self._names_around[key] = names
         return self._names_around[key]
