@@ -108,15 +108,19 @@ def receiver_length_kind(
         return typing.receivers[key]
 
 
-def receiver_classes(
+def classes_held(
     facts: ClassView, cls: ast.ClassDef | None, function: FunctionNode, receiver: ast.expr
-) -> list[tuple[ClassView, ast.ClassDef]] | None:
-    """Every class of the package the receiver may hold, with its module's facts; None when one is
+) -> list[tuple[ClassView, ast.ClassDef]]:
+    """Every class of the package the receiver may hold, with its module's facts; [] when one is
     unknown or not a class of the package."""
     with question(facts) as typing:
-        types = typing.of(receiver, cls, function, 0)
-        found = [view.class_named(class_name(name)) for view, name in types or ()]
-        return [pair for pair in found if pair is not None] if types and None not in found else None
+        found: list[tuple[ClassView, ast.ClassDef]] = []
+        for view, name in typing.of(receiver, cls, function, 0) or ():
+            pair = view.class_named(class_name(name))
+            if pair is None:
+                return []
+            found.append(pair)
+        return found
 
 
 @contextlib.contextmanager

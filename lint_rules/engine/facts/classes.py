@@ -470,10 +470,10 @@ class ClassFacts(ClassProperties):
         owner = self.class_of_method(function)
         if not isinstance(receiver, ast.Name) or (owner is not None and not self.has_own_receiver(function)):
             return False  # `Holder.crop(other, ...)`: what the typing takes `self` for may be anything
-        from lint_rules.engine.facts.attribute_receivers import receiver_classes  # above this file: it builds on it
+        from lint_rules.engine.facts.attribute_receivers import classes_held  # above this file: it builds on it
 
-        classes = receiver_classes(self, owner, function, receiver)
-        return bool(classes) and all(view is self and id(cls) in family for view, cls in classes or ())
+        classes = classes_held(self, owner, function, receiver)
+        return bool(classes) and all(view is self and id(cls) in family for view, cls in classes)
 
     def class_named(self, name: str) -> tuple[ClassFacts, ast.ClassDef] | None:
         prefix, _, last = name.rpartition(".")
