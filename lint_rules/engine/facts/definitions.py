@@ -94,8 +94,8 @@ class DefinitionIndex:
                     for target in statement.targets:
                         if isinstance(target, ast.Name):
                             bound.setdefault(target.id, set()).add(statement.value.id)
-            self._aliases = {name: frozenset(resolved(name, bound, self)) for name in bound}
-            self._aliases = {name: functions for name, functions in self._aliases.items() if functions}
+            held = {name: frozenset(resolved(name, bound, self)) for name in bound}
+            self._aliases = {name: functions for name, functions in held.items() if functions}
         return self._aliases
 
     def of(self, node: ast.AST) -> Definition | None:
