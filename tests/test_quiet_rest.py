@@ -13,6 +13,7 @@ import textwrap
 import pytest
 
 from lint_rules.engine import analyze_source
+from lint_rules.engine.facts.module_text import last_line_mentioning, lines_mentioning
 from lint_rules.engine.flow import walker
 
 REPORTED_AFTER_UNRELATED_CODE = [
@@ -165,3 +166,22 @@ def test_the_walk_stops_after_the_last_use() -> None:
         patch.setattr(walker.FunctionWalker, "walk_statement", recording)
         assert findings(code) == [(3, "SLG002")]
     assert walked == [2, 3]
+
+
+LAST_WHOLE_WORD_TEXTS = [
+    ("n = 1\nm = n_old\nk = nn", "n", 1),  # `n_old` and `nn` are longer words
+    ("x = n\n\nnn = n_\n", "n", 1),
+    ("nnn\nnn\nnnn", "nn", 2),  # overlapping occurrences in `nnn`, none a whole word
+    ("a.n\r\nb = n\rc\r\n", "n", 2),  # `\r\n` and `\r` end lines as Python counts them
+    ("x\ry = n", "n", 2),
+    ("", "n", 0),
+    ("n", "n", 1),
+    ("x\n(n)", "n", 2),
+]
+
+
+@pytest.mark.parametrize(("text", "word", "line"), LAST_WHOLE_WORD_TEXTS)
+def test_the_last_line_of_one_word_is_the_last_of_every_line_naming_it(text: str, word: str, line: int) -> None:
+    """The search back from the end for one word finds the line that the search of every line does."""
+    every_line = lines_mentioning(text, [word], whole_words=True)
+    assert last_line_mentioning(text, word) == (every_line[-1] if every_line else 0) == line

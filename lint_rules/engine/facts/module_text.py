@@ -208,6 +208,17 @@ def lines_of_offsets(text: str, offsets: list[int]) -> list[int]:
     return sorted(lines)
 
 
+def last_line_mentioning(text: str, name: str) -> int:
+    """The 1-based number of the last line where `name` occurs as a whole word (0: none): a search
+    back from the end, for one name (`lines_mentioning` finds every line, each set of names compiled)."""
+    offset = text.rfind(name)
+    while offset != -1:
+        if is_whole_word(text, offset, offset + len(name)):
+            return lines_of_offsets(text, [offset])[0]
+        offset = text.rfind(name, 0, offset + len(name) - 1)
+    return 0
+
+
 def occurrences(text: str, name: str, whole_words: bool) -> Iterator[int]:
     offset = text.find(name)
     while offset != -1:

@@ -32,7 +32,7 @@ import functools
 from collections.abc import Sequence
 
 from lint_rules.engine.facts.definitions import Definition, caller_class, first_line_of
-from lint_rules.engine.facts.module_text import lines_mentioning
+from lint_rules.engine.facts.module_text import last_line_mentioning, lines_mentioning
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.taint import SOURCE_GETTER, State
@@ -90,9 +90,20 @@ class QuietRest:
         if key not in self._last_mentions:
             if self._rest_text is None:
                 self._rest_text = "\n".join(self.rest_lines)
-            lines = lines_mentioning(self._rest_text, words, whole_words=True) if all(words) else [UNKNOWN_WORD]
-            self._last_mentions[key] = self.last_source_line + lines[-1] if lines else 0
+            line = last_line_naming(self._rest_text, words)
+            self._last_mentions[key] = self.last_source_line + line if line else 0
         return self._last_mentions[key]
+
+
+def last_line_naming(text: str, words: Sequence[str]) -> int:
+    """The last line of `text` where one of `words` occurs as a whole word (0: none does; a key
+    without a word: `UNKNOWN_WORD`)."""
+    if not all(words):
+        return UNKNOWN_WORD
+    if len(words) == 1:
+        return last_line_mentioning(text, words[0])
+    lines = lines_mentioning(text, words, whole_words=True)
+    return lines[-1] if lines else 0
 
 
 def quiet_rest(scope: Scope, run: ModuleRun, source_functions: frozenset[str]) -> QuietRest | None:
