@@ -183,6 +183,36 @@ REPORTED = {
 
                 cache.n = kept
     """,
+    "a local that a walrus in the default of a function nested in the method binds too": """
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def crop(self, cache, m: int):
+                kept = 0
+                for held in self.caches:
+                    kept = held.n + m
+
+                def later(x=(kept := torch.zeros(1))):
+                    return x
+
+                cache.n = kept
+    """,
+    "a local that a walrus in a class body nested in the method binds (its bases run in the method)": """
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def crop(self, cache, m: int):
+                kept = 0
+                for held in self.caches:
+                    kept = held.n + m
+
+                class Later(object if (kept := torch.zeros(1)) is None else object):
+                    pass
+
+                cache.n = kept
+    """,
     "the same, copied from the method's own receiver": """
         kept = torch.zeros(1)
 

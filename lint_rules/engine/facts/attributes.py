@@ -132,18 +132,7 @@ def class_level_binders(statement: ast.stmt, lines: list[int] | None) -> list[as
         if isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             return [node for target in targets for node in ast.walk(target)]
-    return own_nodes(statement)
-
-
-def own_nodes(statement: ast.stmt) -> list[ast.AST]:
-    """The nodes of a statement, the statements nested in it left out (they are visited on their own)."""
-    found: list[ast.AST] = []
-    pending: list[ast.AST] = [statement]
-    while pending:
-        node = pending.pop()
-        found.append(node)
-        pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
-    return found
+    return list(ex.statement_parts([statement]))
 
 
 def paired_targets(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import bisect
 import collections
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import GENERATION_HOOKS
@@ -359,7 +359,7 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
     lines = lines_mentioning(text, ["compile"])
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
-    for node in own_nodes(statements):
+    for node in ex.statement_parts(statements):
         if isinstance(node, ast.Call) and node.args:
             module, _, function = ex.called_name(node).rpartition(".")
             if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
@@ -415,7 +415,7 @@ def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple
             yield from bound_members(target, statement.value)
     if not may_call_setattr:
         return
-    for node in own_nodes([statement]):
+    for node in ex.statement_parts([statement]):
         if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
             name = node.args[1]
             yield (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else ""), node.args[2]
@@ -457,18 +457,6 @@ def functions_in(value: ast.expr) -> set[str]:
         inside_lambda = in_lambda or isinstance(node, ast.Lambda)
         pending.extend((child, inside_lambda) for child in children if isinstance(child, ast.expr))
     return found
-
-
-def own_nodes(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:
-    """Every node of each statement (each once) but those of the blocks a compound statement holds:
-    its header, decorators and handlers' types. A statement in a block is a node of its own where
-    it spans a line asked about, so walking the blocks too would only visit nodes of other lines."""
-    for statement in dict.fromkeys(statements):
-        pending: list[ast.AST] = [statement]
-        while pending:
-            node = pending.pop()
-            yield node
-            pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
 
 
 def bound_function(value: ast.expr) -> ast.expr:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import collections
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 INT_TYPE_NAMES = frozenset({"int"})
 
@@ -87,6 +87,18 @@ OPERATOR_NODES = frozenset(
 
 LEAVES = OPERATOR_NODES | {ast.Name, ast.Constant, ast.alias}
 """The node types that hold no other node worth a look (a name, a literal, an import's name)."""
+
+
+def statement_parts(statements: Iterable[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of each statement (each once) but those of the blocks a compound statement holds
+    (its header, decorators and handlers' types are given): the statements nested in it are visited
+    on their own."""
+    for statement in dict.fromkeys(statements):
+        pending: list[ast.AST] = [statement]
+        while pending:
+            node = pending.pop()
+            yield node
+            pending.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
 
 
 def walk_without(root: ast.AST, skipped: frozenset[type[ast.AST]]) -> Iterator[ast.AST]:

@@ -18,6 +18,7 @@ from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex
 from lint_rules.engine.facts.imports import bound_modules
 from lint_rules.engine.facts.module_text import (
+    ScopeNode,
     bool_bindings,
     function_constants,
     is_identifier_char,
@@ -70,7 +71,7 @@ class ModuleFacts:
         """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
         return module_constants(self.tree, self.source.text)
 
-    def function_constants(self, function: ast.AST, enclosing: Definition | None = None) -> dict[str, object]:
+    def function_constants(self, function: ScopeNode, enclosing: Definition | None = None) -> dict[str, object]:
         """The names whose value is known everywhere in `function` or a class body (see
         `module_text.function_constants`), found once per scope. Nested in a function, it starts from
         that function's known names (a module constant the function rebinds is no longer one, a

@@ -362,7 +362,11 @@ def bool_bindings(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def function_constants(function: ast.AST, module_constants: dict[str, object]) -> dict[str, object]:
+NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+
+
+def function_constants(function: ScopeNode, module_constants: dict[str, object]) -> dict[str, object]:
     """The names whose value is known everywhere in a function: the module constants it does not
     bind, and the names it binds exactly once, to True or False, with no other binding
     in it (parameter, assignment, loop or `with` target, import, `del`, `global`/`nonlocal`; nested
@@ -386,17 +390,28 @@ def function_constants(function: ast.AST, module_constants: dict[str, object]) -
     return {**{name: value for name, value in module_constants.items() if name not in bindings}, **own}
 
 
-NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
-def own_scope_nodes(function: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function's own scope: nested functions, lambdas and classes are not entered."""
-    pending = list(ast.iter_child_nodes(function))
+def own_scope_nodes(function: ScopeNode) -> Iterator[ast.AST]:
+    """The nodes of a function's (or a class body's) own scope: its body, and of the functions,
+    lambdas and classes nested in it only their headers (decorators, defaults, annotations, bases),
+    which run in this scope; its own header runs in the scope around it."""
+    pending: list[ast.AST] = list(function.body) if isinstance(function.body, list) else [function.body]
     while pending:
         node = pending.pop()
         yield node
-        if not isinstance(node, NESTED_SCOPES):
-            pending.extend(ast.iter_child_nodes(node))
+        pending.extend(header_of(node) if isinstance(node, NESTED_SCOPES) else ast.iter_child_nodes(node))
+
+
+def header_of(node: ScopeNode) -> list[ast.expr]:
+    """What a nested function, lambda or class evaluates where it is defined."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
+    arguments = node.args
+    defaults = [*arguments.defaults, *(default for default in arguments.kw_defaults if default is not None)]
+    if isinstance(node, ast.Lambda):
+        return defaults
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    annotations = [argument.annotation for argument in every if argument is not None and argument.annotation]
+    return [*node.decorator_list, *defaults, *annotations, *([node.returns] if node.returns else [])]
 
 
 BINDING_NODES = (

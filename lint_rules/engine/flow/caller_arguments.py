@@ -34,8 +34,9 @@ from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_files import parsed_module, read_bytes
+from lint_rules.engine.facts.module_text import own_scope_nodes
 from lint_rules.engine.facts.package import package_files, package_top
-from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches, own_nodes
+from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches
 from lint_rules.engine.flow.never_none import text_of
 from lint_rules.engine.flow.taint import INT_LENGTH_CACHE
 
@@ -277,7 +278,9 @@ def rebound_names(function: FunctionNode, module: ModuleFacts) -> frozenset[str]
     if "nonlocal" in text_of(function, module.source):
         return frozenset(argument.arg for argument in all_parameters(function))
     return frozenset(
-        node.id for node in own_nodes(function) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+        node.id
+        for node in own_scope_nodes(function)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     )
 
 
@@ -287,7 +290,7 @@ def int_length_locals(function: FunctionNode, module: ModuleFacts) -> frozenset[
     text = text_of(function, module.source)
     if "global" in text or "nonlocal" in text:
         return frozenset()
-    bound = [pair for child in own_nodes(function) for pair in bindings_of(child)]
+    bound = [pair for child in own_scope_nodes(function) for pair in bindings_of(child)]
     return names_bound_to_int_length_caches(function, bound, module)
 
 

@@ -17,31 +17,8 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_text import own_scope_nodes
 from lint_rules.engine.flow.never_none import text_of
-
-SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
-def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Iterator[ast.AST]:
-    """The nodes of a function's own body (not of the functions, lambdas and classes nested in it,
-    though their headers, run by this function, are)."""
-    stack: list[ast.AST] = list(function.body) if isinstance(function.body, list) else [function.body]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, SCOPE_NODES):
-            stack.extend(header_of(node))
-        else:
-            stack.extend(ast.iter_child_nodes(node))
-
-
-def header_of(node: ast.AST) -> list[ast.expr]:
-    if isinstance(node, ast.ClassDef):
-        return [*node.decorator_list, *node.bases, *(keyword.value for keyword in node.keywords)]
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        defaults = [*node.args.defaults, *(default for default in node.args.kw_defaults if default is not None)]
-        return [*defaults, *(node.decorator_list if not isinstance(node, ast.Lambda) else [])]
-    return []
 
 
 def getter_aliases(definition: Definition, module: ModuleFacts) -> dict[str, int]:
@@ -51,7 +28,7 @@ def getter_aliases(definition: Definition, module: ModuleFacts) -> dict[str, int
     node = definition.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not mentions_a_getter(node, module):
         return {}
-    bound = [pair for child in own_nodes(node) for pair in bindings_of(child)]
+    bound = [pair for child in own_scope_nodes(node) for pair in bindings_of(child)]
     int_length_names = names_bound_to_int_length_caches(node, bound, module)
     aliases: dict[str, int] = {}
     for target, value in bound:
@@ -76,7 +53,7 @@ def names_bound_to_int_length_caches(
         if isinstance(target, ast.Name):
             values.setdefault(target.id, []).append(value)
     stores: dict[str, int] = {}
-    for node in own_nodes(function):
+    for node in own_scope_nodes(function):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stores[node.id] = stores.get(node.id, 0) + 1
     parameters = {argument.arg for argument in ex.arguments_of(function)}
@@ -123,7 +100,7 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -
     names = {argument.arg for argument in ex.arguments_of(function)}
     names |= {argument.arg for argument in (function.args.vararg, function.args.kwarg) if argument is not None}
     shared: set[str] = set()
-    for node in own_nodes(function):
+    for node in own_scope_nodes(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition
+from lint_rules.engine.facts.module_text import NESTED_SCOPES
 from lint_rules.engine.flow.narrowing import (
     flag_subjects,
     names_known_values_decide,
@@ -235,10 +236,9 @@ class FunctionWalker(ValueWalker):
             return static_truth(test, {})
         if self.constants is None:
             owner = self.scope.body_owner
-            own_names = isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
             self.constants = (
                 self.module.function_constants(owner, self.enclosing_definition())
-                if own_names
+                if isinstance(owner, NESTED_SCOPES)
                 else self.module.constants
             )
         return static_truth(test, self.constants)
