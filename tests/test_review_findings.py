@@ -463,3 +463,152 @@ def test_a_property_setter_does_not_replace_its_getter() -> None:
     tree = ast.parse(text)
     found = DefinitionIndex(tree, text).method(tree.body[0], "past")
     assert found is not None and found.node.lineno == 3
+
+
+SHADOWED_CALLEES = {
+    "a parameter": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, slice_from=None):
+            n = cache.get_seq_length()
+            return slice_from(ids, n)
+        """,
+    "a local bound after the call (a name any binding makes local to the whole function)": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, slicers):
+            n = cache.get_seq_length()
+            out = slice_from(ids, n)
+            for slice_from in slicers:
+                pass
+            return out
+        """,
+    "a parameter of the function around it": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, slice_from):
+            def inner():
+                return slice_from(ids, cache.get_seq_length())
+
+            return inner()
+        """,
+    "a class name the function binds (a static method called through it)": """\
+        class Lengths:
+            @staticmethod
+            def slice_from(ids, start):
+                return ids[:, start:]
+
+
+        def run(ids, cache, Lengths):
+            return Lengths.slice_from(ids, cache.get_seq_length())
+        """,
+    "a name the class body around the call binds": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            class Window:
+                slice_from = len
+                view = slice_from(ids, cache.get_seq_length())
+
+            return Window.view
+        """,
+    "a local spelled in another Unicode form (Python reads it in NFKC form)": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            n = cache.get_seq_length()
+            \uff53lice_from = len
+            return slice_from(ids, n)
+        """,
+    "an import in the function": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            from .other import slice_from
+
+            return slice_from(ids, cache.get_seq_length())
+        """,
+}
+
+
+@pytest.mark.parametrize("code", SHADOWED_CALLEES.values(), ids=SHADOWED_CALLEES.keys())
+def test_a_call_of_a_name_the_calling_function_binds_is_not_the_modules_function(code: str) -> None:
+    """Any binding of a name in a function (a parameter too) makes it local there: the call runs what
+    the function holds, never the module's `def` of that name, so no finding is made from that `def`
+    (a second reader, 2026-12-05)."""
+    assert analyze_source(textwrap.dedent(code), "m.py") == []
+
+
+REACHING_THE_MODULES_FUNCTION = {
+    "a parameter of another name": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, slicer=None):
+            n = cache.get_seq_length()
+            return slice_from(ids, n)
+        """,
+    "a class name the function does not bind": """\
+        class Lengths:
+            @staticmethod
+            def slice_from(ids, start):
+                return ids[:, start:]
+
+
+        def run(ids, cache, lengths):
+            return Lengths.slice_from(ids, cache.get_seq_length())
+        """,
+    "declared global, bound nowhere else": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            global slice_from
+            n = cache.get_seq_length()
+            return slice_from(ids, n)
+        """,
+    "a name a nested function binds for itself": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            def other(slice_from):
+                return slice_from
+
+            return slice_from(ids, cache.get_seq_length())
+        """,
+    "a name the class body around the method binds (not visible in the method)": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        class Runner:
+            slice_from = None
+
+            def run(self, ids, cache):
+                return slice_from(ids, cache.get_seq_length())
+        """,
+}
+
+
+@pytest.mark.parametrize("code", REACHING_THE_MODULES_FUNCTION.values(), ids=REACHING_THE_MODULES_FUNCTION.keys())
+def test_a_call_of_a_name_the_calling_function_does_not_bind_is_the_modules_function(code: str) -> None:
+    """The twins: the module's `def` is what the call runs, and the length passed to it is reported."""
+    found = analyze_source(textwrap.dedent(code), "m.py")
+    assert [finding.code for finding in found] == ["SLG002"]
+    assert "slice_from" in found[0].message

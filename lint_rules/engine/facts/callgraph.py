@@ -34,7 +34,7 @@ from lint_rules.engine.facts.definitions import (
     simple_statements,
     statements_at_lines,
 )
-from lint_rules.engine.facts.module_text import lines_mentioning
+from lint_rules.engine.facts.module_text import lines_mentioning, lines_that_may_bind, non_ascii_lines, own_scope_names
 from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
 from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
@@ -75,6 +75,9 @@ class CallGraph:
         methods of one class family (a cache's layers) ask the same question once each."""
         self._function_callers_elsewhere: dict[int, str] = {}
         """What `compiled_caller_elsewhere` found for each module-level function (`MAX_PACKAGE_SEARCHES`)."""
+        self._own_names: dict[tuple[int, str], frozenset[str]] = {}
+        self._binding_lines: dict[str, list[int]] = {}
+        self._non_ascii_lines: list[int] | None = None
 
     # ----- resolving a call -------------------------------------------------------------------
 
@@ -98,6 +101,8 @@ class CallGraph:
         if ex.is_super_call(receiver) and cls is not None:
             return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
         if isinstance(receiver, ast.Name) and receiver.id in self.definitions.classes:
+            if self.local_binder(receiver.id, caller) is not None:
+                return []  # a class name the caller binds itself
             return self.methods_in_family(self.definitions.classes[receiver.id], func.attr, with_overrides=False)
         attribute_class = self.attribute_class(receiver, cls)
         if attribute_class is not None:
@@ -112,17 +117,13 @@ class CallGraph:
         return self.methods_in_family(attribute_class, "forward") or self.methods_in_family(attribute_class, "__call__")
 
     def visible_functions(self, name: str, caller: Definition | None) -> list[Definition]:
-        scope = caller
-        while scope is not None:
-            if scope.is_function:
-                nested = [
-                    found
-                    for found in self.definitions.nested_in(scope)
-                    if found.parent is scope and found.is_function and found.name == name
-                ]
-                if nested:
-                    return nested
-            scope = scope.parent
+        """What a call of `name` in `caller` runs: the `def`s of the innermost function around the call
+        that binds the name (none, when it binds it otherwise: a parameter, an assignment), else the
+        module's functions of that name or the class's `__init__`."""
+        binder = self.local_binder(name, caller)
+        if binder is not None:
+            nested = self.definitions.nested_in(binder)
+            return [found for found in nested if found.parent is binder and found.is_function and found.name == name]
         found = [found for found in self.definitions.functions_named(name) if found.parent is None]
         for alias in sorted(self.definitions.function_aliases.get(name, frozenset())):
             found += [held for held in self.definitions.functions_named(alias) if held.parent is None]
@@ -130,6 +131,35 @@ class CallGraph:
             return found
         cls = self.definitions.classes.get(name)
         return self.own_method(cls, "__init__") if cls is not None else []
+
+    def local_binder(self, name: str, caller: Definition | None) -> Definition | None:
+        """The innermost scope around a call in `caller` that binds `name` itself: the caller, or a
+        function it is nested in (a class body's names are seen only by the calls written in it, not
+        by its methods). There the call runs what that scope holds, never a module-level binding."""
+        scope = caller
+        while scope is not None:
+            if (scope.is_function or scope is caller) and self.binds(scope, name):
+                return scope
+            scope = scope.parent
+        return None
+
+    def binds(self, scope: Definition, name: str) -> bool:
+        """The scope's own code binds `name` (its nodes looked at only on the lines where a binding of
+        the name may be written: `lines_that_may_bind`)."""
+        key = (id(scope.node), name)
+        if key not in self._own_names:
+            self._own_names[key] = own_scope_names(scope.node, self.lines_that_may_bind(name))
+        return name in self._own_names[key]
+
+    def lines_that_may_bind(self, name: str) -> list[int]:
+        """Found once per name; with every line that holds a character outside ASCII (a binding may
+        spell the name in another Unicode form, which Python reads as the same name)."""
+        if name not in self._binding_lines:
+            if self._non_ascii_lines is None:
+                self._non_ascii_lines = non_ascii_lines(self.text)
+            found = lines_that_may_bind(self.text, name)
+            self._binding_lines[name] = sorted({*found, *self._non_ascii_lines}) if self._non_ascii_lines else found
+        return self._binding_lines[name]
 
     def methods_in_family(self, cls: ast.ClassDef, name: str, with_overrides: bool = True) -> list[Definition]:
         """`m` as `self.m` may mean in `cls`: the nearest definition in its lineage, and overrides in

@@ -4,6 +4,7 @@ a name, and the names bound to torch. Every adapter and the fixer use these, so 
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import re
 from collections.abc import Iterator, Sequence
@@ -219,6 +220,43 @@ def last_line_mentioning(text: str, name: str) -> int:
     return 0
 
 
+def lines_that_may_bind(text: str, name: str) -> list[int]:
+    """Cheaply, from the text: the lines where `name` occurs as a whole word other than as a call
+    (`name(`) or an attribute (`.name`), and those of `def name(` and `class name(`: the only lines
+    where a statement can bind it as spelled (comments and strings included, so more lines than
+    that; a binding spelled in another Unicode form is on one of the `non_ascii_lines`)."""
+    offsets = []
+    for offset in occurrences(text, name, whole_words=True):
+        if offset and text[offset - 1] == ".":
+            continue
+        end = offset + len(name)
+        if text[end : end + 64].lstrip(" \t").startswith("(") and not after_def_or_class(text, offset):
+            continue
+        offsets.append(offset)
+    return lines_of_offsets(text, offsets)
+
+
+def non_ascii_lines(text: str) -> list[int]:
+    """The lines that hold a character outside ASCII."""
+    if text.isascii():
+        return []
+    return [number for number, line in enumerate(split_lines(text), 1) if not line.isascii()]
+
+
+def after_def_or_class(text: str, offset: int) -> bool:
+    """The word before `offset`, on its line, is `def` or `class`."""
+    before = text[max(0, offset - 64) : offset]
+    word = before.rstrip(" \t")
+    if len(word) == len(before):
+        return False
+    if not word:
+        return offset > 64  # blanks all the way back: the keyword may lie further (taken as there)
+    for keyword in ("def", "class"):
+        if word.endswith(keyword) and not follows_identifier(word, len(word) - len(keyword)):
+            return True
+    return False
+
+
 def occurrences(text: str, name: str, whole_words: bool) -> Iterator[int]:
     offset = text.find(name)
     while offset != -1:
@@ -390,15 +428,27 @@ def function_constants(function: ScopeNode, module_constants: dict[str, object])
     return {**{name: value for name, value in module_constants.items() if name not in bindings}, **own}
 
 
-def own_scope_nodes(function: ScopeNode) -> Iterator[ast.AST]:
+def own_scope_nodes(function: ScopeNode, lines: Sequence[int] | None = None) -> Iterator[ast.AST]:
     """The nodes of a function's (or a class body's) own scope: its body, and of the functions,
     lambdas and classes nested in it only their headers (decorators, defaults, annotations, bases),
-    which run in this scope; its own header runs in the scope around it."""
+    which run in this scope; its own header runs in the scope around it. With `lines` (sorted), only
+    the nodes whose lines hold one of them, and those without lines of their own."""
     pending: list[ast.AST] = list(function.body) if isinstance(function.body, list) else [function.body]
     while pending:
         node = pending.pop()
+        if lines is not None and not spans_one_of(node, lines):
+            continue
         yield node
         pending.extend(header_of(node) if isinstance(node, NESTED_SCOPES) else ast.iter_child_nodes(node))
+
+
+def spans_one_of(node: ast.AST, lines: Sequence[int]) -> bool:
+    start: int | None = getattr(node, "lineno", None)
+    if start is None:
+        return True
+    end: int = getattr(node, "end_lineno", None) or start
+    index = bisect.bisect_left(lines, start)
+    return index < len(lines) and lines[index] <= end
 
 
 def header_of(node: ScopeNode) -> list[ast.expr]:
@@ -418,6 +468,26 @@ BINDING_NODES = (
     ast.Name, ast.Global, ast.Nonlocal, ast.alias, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
     ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
 )  # fmt: skip
+
+
+def own_scope_names(function: ScopeNode, lines: Sequence[int] | None = None) -> frozenset[str]:
+    """The names a function's (or a class body's) own scope binds, a function's parameters included,
+    but those it declares `global` or `nonlocal`: any binding makes a name local to the whole function.
+    With `lines`, only the bindings written on those lines (a name's whole-word occurrences:
+    `lines_that_may_bind`) and the parameters."""
+    own = list(own_scope_nodes(function, lines))
+    shared = {name for node in own if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+    bound = {
+        name
+        for node in own
+        if isinstance(node, BINDING_NODES) and not isinstance(node, (ast.Global, ast.Nonlocal))
+        for name in bound_names(node)
+    }
+    if not isinstance(function, ast.ClassDef):
+        arguments = function.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        bound.update(parameter.arg for parameter in every if parameter is not None)
+    return frozenset(bound - shared)
 
 
 def bound_names(node: ast.AST) -> list[str]:

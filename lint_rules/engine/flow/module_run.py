@@ -186,6 +186,10 @@ class ModuleRun:
             self._getter_aliases[key] = getter_aliases(definition, self.facts)
         return self._getter_aliases[key]
 
+    def calling_definition(self, scope: Scope) -> Definition | None:
+        """The function or class whose own code a call in `scope` is written in (None: the module's)."""
+        return scope.definition or self.facts.definitions.of(scope.body_owner)
+
     def function_scope(self, definition: Definition) -> Scope:
         key = id(definition.node)
         if key not in self._scopes:

@@ -219,7 +219,7 @@ class Summaries:
         return {key: self._settling.get(key, EMPTY).signature for key in cycle.keys}
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
-        return self.functions_called(call, caller.definition)
+        return self.functions_called(call, self.run.calling_definition(caller))
 
     def functions_called(self, call: ast.Call, caller: Definition | None) -> list[Definition]:
         found = self.run.facts.calls.callees(call, caller, with_overrides=False)

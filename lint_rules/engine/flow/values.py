@@ -326,8 +326,20 @@ class ValueWalker:
         """The functions of other modules the call may run, each with its module's summaries."""
         if not self.may_call_other_module(node, argument_taints):
             return []
-        found = imported_functions(self.run, node) or imported_methods(self.run, node, self.scope.definition)
+        functions = imported_functions(self.run, node)
+        if functions and self.names_a_local(node.func):
+            functions = []
+        found = functions or imported_methods(self.run, node, self.scope.definition)
         return [(other, other.run.summaries) for other in found if other.run.summaries is not None]
+
+    def names_a_local(self, func: ast.expr) -> bool:
+        """`f` or `helpers.f` where a function around the call binds `f` or `helpers` itself: no
+        module-level import is what the call runs."""
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        caller = self.run.calling_definition(self.scope)
+        return isinstance(root, ast.Name) and self.module.calls.local_binder(root.id, caller) is not None
 
     def call_of(
         self,
