@@ -530,6 +530,23 @@ SHADOWED_CALLEES = {
             \uff53lice_from = len
             return slice_from(ids, n)
         """,
+    "a lambda's parameter around the call": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            apply = lambda slice_from: slice_from(ids, cache.get_seq_length())
+            return apply(len)
+        """,
+    "a comprehension's target around the call": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, slicers):
+            return [slice_from(ids, cache.get_seq_length()) for slice_from in slicers]
+        """,
     "an import in the function": """\
         def slice_from(ids, start):
             return ids[:, start:]
@@ -570,6 +587,49 @@ REACHING_THE_MODULES_FUNCTION = {
 
         def run(ids, cache, lengths):
             return Lengths.slice_from(ids, cache.get_seq_length())
+        """,
+    "a comprehension's target elsewhere in the function (the comprehension's own name)": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, layers):
+            names = [slice_from.__name__ for slice_from in layers]
+            return slice_from(ids, cache.get_seq_length())
+        """,
+    "the outermost iterable of a comprehension, which runs in the function": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            return [row for slice_from in slice_from(ids, cache.get_seq_length())]
+        """,
+    "a call in a comprehension of a class body, which does not see the class's names": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, xs):
+            class Window:
+                slice_from = len
+                views = [slice_from(ids, cache.get_seq_length()) for x in xs]
+
+            return Window.views
+        """,
+    "declared global in a function nested in one that binds the name": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def outer(ids, cache):
+            slice_from = len
+
+            def run():
+                global slice_from
+                return slice_from(ids, cache.get_seq_length())
+
+            return run()
         """,
     "declared global, bound nowhere else": """\
         def slice_from(ids, start):
@@ -612,3 +672,40 @@ def test_a_call_of_a_name_the_calling_function_does_not_bind_is_the_modules_func
     found = analyze_source(textwrap.dedent(code), "m.py")
     assert [finding.code for finding in found] == ["SLG002"]
     assert "slice_from" in found[0].message
+
+
+FUNCTION_IMPORTS = {
+    "the module's own import, made again in the function (a lazy import)": (
+        "from .helpers import slice_from\n\n\ndef run(ids, cache):\n"
+        "    from .helpers import slice_from\n\n    return slice_from(ids, cache.get_seq_length())\n",
+        ["SLG002"],
+    ),
+    "the module bound again in the function": (
+        "from . import helpers\n\n\ndef run(ids, cache):\n"
+        "    from . import helpers\n\n    return helpers.slice_from(ids, cache.get_seq_length())\n",
+        ["SLG002"],
+    ),
+    "another function of that name imported in the function": (
+        "from .helpers import slice_from\n\n\ndef run(ids, cache):\n"
+        "    from .other import slice_from\n\n    return slice_from(ids, cache.get_seq_length())\n",
+        [],
+    ),
+    "the module's import shadowed by a parameter": (
+        "from .helpers import slice_from\n\n\ndef run(ids, cache, slice_from):\n"
+        "    return slice_from(ids, cache.get_seq_length())\n",
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize(("user", "expected"), FUNCTION_IMPORTS.values(), ids=FUNCTION_IMPORTS.keys())
+def test_an_import_in_the_function_is_what_its_calls_run(tmp_path: Path, user: str, expected: list[str]) -> None:
+    """A function's own import binds the name for its calls: the module's import when it imports the
+    same function (followed into `helpers.py`, as before), another module's function otherwise (not
+    followed: nothing is reported from `helpers.slice_from`); a parameter hides the import (a second
+    reader, 2026-12-05)."""
+    helpers = "def slice_from(ids, start):\n    return ids[:, start:]\n"
+    other = "def slice_from(ids, start):\n    return ids\n"
+    write(tmp_path, {"helpers.py": helpers, "other.py": other, "a.py": user})
+    path = tmp_path / "pkg" / "a.py"
+    assert [finding.code for finding in analyze_source(path.read_text(), str(path))] == expected

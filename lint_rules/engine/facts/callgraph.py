@@ -34,7 +34,8 @@ from lint_rules.engine.facts.definitions import (
     simple_statements,
     statements_at_lines,
 )
-from lint_rules.engine.facts.module_text import lines_mentioning, lines_that_may_bind, non_ascii_lines, own_scope_names
+from lint_rules.engine.facts.local_names import LocalNames
+from lint_rules.engine.facts.module_text import lines_mentioning
 from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
 from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
@@ -75,9 +76,7 @@ class CallGraph:
         methods of one class family (a cache's layers) ask the same question once each."""
         self._function_callers_elsewhere: dict[int, str] = {}
         """What `compiled_caller_elsewhere` found for each module-level function (`MAX_PACKAGE_SEARCHES`)."""
-        self._own_names: dict[tuple[int, str], frozenset[str]] = {}
-        self._binding_lines: dict[str, list[int]] = {}
-        self._non_ascii_lines: list[int] | None = None
+        self.local_names = LocalNames(text)
 
     # ----- resolving a call -------------------------------------------------------------------
 
@@ -87,7 +86,7 @@ class CallGraph:
         func = call.func
         if isinstance(func, ast.Name):
             named = func.id in self.definitions.defined_names or func.id in self.definitions.function_aliases
-            return self.visible_functions(func.id, caller) if named else []
+            return self.visible_functions(func.id, caller, call) if named else []
         if not isinstance(func, ast.Attribute):
             return []
         receiver = func.value
@@ -101,7 +100,7 @@ class CallGraph:
         if ex.is_super_call(receiver) and cls is not None:
             return [found for base in self.lineage(cls)[1:] for found in self.own_method(base, func.attr)][:1]
         if isinstance(receiver, ast.Name) and receiver.id in self.definitions.classes:
-            if self.local_binder(receiver.id, caller) is not None:
+            if not self.local_names.holder(receiver.id, caller, call).is_module_level:
                 return []  # a class name the caller binds itself
             return self.methods_in_family(self.definitions.classes[receiver.id], func.attr, with_overrides=False)
         attribute_class = self.attribute_class(receiver, cls)
@@ -116,14 +115,18 @@ class CallGraph:
             return []
         return self.methods_in_family(attribute_class, "forward") or self.methods_in_family(attribute_class, "__call__")
 
-    def visible_functions(self, name: str, caller: Definition | None) -> list[Definition]:
-        """What a call of `name` in `caller` runs: the `def`s of the innermost function around the call
-        that binds the name (none, when it binds it otherwise: a parameter, an assignment), else the
-        module's functions of that name or the class's `__init__`."""
-        binder = self.local_binder(name, caller)
-        if binder is not None:
-            nested = self.definitions.nested_in(binder)
-            return [found for found in nested if found.parent is binder and found.is_function and found.name == name]
+    def visible_functions(self, name: str, caller: Definition | None, call: ast.Call) -> list[Definition]:
+        """What a call of `name` in `caller` runs: the `def`s of the function around the call that binds
+        the name (none, when it binds it otherwise: a parameter, an assignment; `local_names`), else
+        the module's functions of that name or the class's `__init__`."""
+        holder = self.local_names.holder(name, caller, call)
+        if holder.inner:
+            return []
+        if holder.scope is not None:
+            nested = self.definitions.nested_in(holder.scope)
+            return [
+                found for found in nested if found.parent is holder.scope and found.is_function and found.name == name
+            ]
         found = [found for found in self.definitions.functions_named(name) if found.parent is None]
         for alias in sorted(self.definitions.function_aliases.get(name, frozenset())):
             found += [held for held in self.definitions.functions_named(alias) if held.parent is None]
@@ -131,35 +134,6 @@ class CallGraph:
             return found
         cls = self.definitions.classes.get(name)
         return self.own_method(cls, "__init__") if cls is not None else []
-
-    def local_binder(self, name: str, caller: Definition | None) -> Definition | None:
-        """The innermost scope around a call in `caller` that binds `name` itself: the caller, or a
-        function it is nested in (a class body's names are seen only by the calls written in it, not
-        by its methods). There the call runs what that scope holds, never a module-level binding."""
-        scope = caller
-        while scope is not None:
-            if (scope.is_function or scope is caller) and self.binds(scope, name):
-                return scope
-            scope = scope.parent
-        return None
-
-    def binds(self, scope: Definition, name: str) -> bool:
-        """The scope's own code binds `name` (its nodes looked at only on the lines where a binding of
-        the name may be written: `lines_that_may_bind`)."""
-        key = (id(scope.node), name)
-        if key not in self._own_names:
-            self._own_names[key] = own_scope_names(scope.node, self.lines_that_may_bind(name))
-        return name in self._own_names[key]
-
-    def lines_that_may_bind(self, name: str) -> list[int]:
-        """Found once per name; with every line that holds a character outside ASCII (a binding may
-        spell the name in another Unicode form, which Python reads as the same name)."""
-        if name not in self._binding_lines:
-            if self._non_ascii_lines is None:
-                self._non_ascii_lines = non_ascii_lines(self.text)
-            found = lines_that_may_bind(self.text, name)
-            self._binding_lines[name] = sorted({*found, *self._non_ascii_lines}) if self._non_ascii_lines else found
-        return self._binding_lines[name]
 
     def methods_in_family(self, cls: ast.ClassDef, name: str, with_overrides: bool = True) -> list[Definition]:
         """`m` as `self.m` may mean in `cls`: the nearest definition in its lineage, and overrides in

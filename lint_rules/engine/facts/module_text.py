@@ -470,26 +470,6 @@ BINDING_NODES = (
 )  # fmt: skip
 
 
-def own_scope_names(function: ScopeNode, lines: Sequence[int] | None = None) -> frozenset[str]:
-    """The names a function's (or a class body's) own scope binds, a function's parameters included,
-    but those it declares `global` or `nonlocal`: any binding makes a name local to the whole function.
-    With `lines`, only the bindings written on those lines (a name's whole-word occurrences:
-    `lines_that_may_bind`) and the parameters."""
-    own = list(own_scope_nodes(function, lines))
-    shared = {name for node in own if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-    bound = {
-        name
-        for node in own
-        if isinstance(node, BINDING_NODES) and not isinstance(node, (ast.Global, ast.Nonlocal))
-        for name in bound_names(node)
-    }
-    if not isinstance(function, ast.ClassDef):
-        arguments = function.args
-        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
-        bound.update(parameter.arg for parameter in every if parameter is not None)
-    return frozenset(bound - shared)
-
-
 def bound_names(node: ast.AST) -> list[str]:
     """The names one node binds (or declares shared with another scope, which counts as a binding)."""
     if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):

@@ -18,13 +18,13 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
-from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, imported_names, re_export_source
+from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, imported_names, re_export_source
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_files import file_bytes, file_stamp, module_file
 from lint_rules.engine.facts.module_names import nested_imports
@@ -104,6 +104,31 @@ def local_imports(module: ModuleFacts, function: ast.AST | None) -> dict[str, tu
     statements = ast.Module(body=list(nested_imports(function.body)), type_ignores=[])
     name, _ = module.classes.module
     return imported_names(statements, name, module.path.endswith("__init__.py"))
+
+
+def names_a_local(run: ModuleRun, call: ast.Call, caller: Definition | None) -> bool:
+    """`f(...)` or `helpers.f(...)` where `f` or `helpers` is bound around the call (`local_names`),
+    other than by an import of what the module itself imports under that name: no module-level
+    import is what the call runs."""
+    root = call.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    holder = run.facts.calls.local_names.holder(root.id, caller, call)
+    if holder.is_module_level:
+        return False
+    return not (holder.scope is not None and holder.imports and imports_the_same(run.facts, holder.imports, root.id))
+
+
+def imports_the_same(module: ModuleFacts, statements: Sequence[ast.stmt], local: str) -> bool:
+    """`statements` (a function's imports) bind `local` as the module's own imports do."""
+    name, _ = module.classes.module
+    tree = ast.Module(body=list(statements), type_ignores=[])
+    is_package = module.path.endswith("__init__.py")
+    return imported_names(tree, name, is_package).get(local) == module.classes.imports().get(local) and bound_modules(
+        tree, name, is_package
+    ).get(local) == module.bound_modules.get(local)
 
 
 def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | None:

@@ -19,6 +19,7 @@ from lint_rules.engine.flow.imported_calls import (
     bound_in_more_than_one_way,
     imported_functions,
     imported_target,
+    names_a_local,
 )
 from lint_rules.engine.flow.imported_methods import imported_methods
 from lint_rules.engine.flow.module_run import ModuleRun
@@ -327,19 +328,10 @@ class ValueWalker:
         if not self.may_call_other_module(node, argument_taints):
             return []
         functions = imported_functions(self.run, node)
-        if functions and self.names_a_local(node.func):
+        if functions and names_a_local(self.run, node, self.run.calling_definition(self.scope)):
             functions = []
         found = functions or imported_methods(self.run, node, self.scope.definition)
         return [(other, other.run.summaries) for other in found if other.run.summaries is not None]
-
-    def names_a_local(self, func: ast.expr) -> bool:
-        """`f` or `helpers.f` where a function around the call binds `f` or `helpers` itself: no
-        module-level import is what the call runs."""
-        root = func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        caller = self.run.calling_definition(self.scope)
-        return isinstance(root, ast.Name) and self.module.calls.local_binder(root.id, caller) is not None
 
     def call_of(
         self,

@@ -1,0 +1,187 @@
+"""Which binding a name written in a call stands for, by Python's scoping rules: a parameter or a
+local of the calling function (any binding in a function makes the name local to the whole of it),
+of a function around it, of a lambda or comprehension around the call, of the class body for the
+calls written directly in it; or else the module's binding (its `def`, import or class).
+
+A scope's code is looked at only on the lines where a binding of the name may be written
+(`module_text.lines_that_may_bind`, with every line outside ASCII), so that the common case, a
+name no function binds, costs one text search per name.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Sequence
+from typing import NamedTuple, TypeGuard
+
+from lint_rules.engine.facts.definitions import Definition
+from lint_rules.engine.facts.module_text import (
+    BINDING_NODES,
+    ScopeNode,
+    bound_names,
+    header_of,
+    lines_that_may_bind,
+    non_ascii_lines,
+    own_scope_nodes,
+    spans_one_of,
+)
+
+Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+NESTED_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class ScopeBinding(NamedTuple):
+    """How one scope's own code holds a name: "local" (bound there, a parameter too), "import" (only
+    by the `imports` there), "global" or "nonlocal" (declared so), or "" (not at all)."""
+
+    kind: str
+    imports: tuple[ast.Import | ast.ImportFrom, ...] = ()
+
+
+class Holder(NamedTuple):
+    """Where a name in a call is bound: in `scope` (with `imports`, the only statements binding it
+    there), in a lambda or comprehension around the call (`inner`), or, neither, at module level."""
+
+    scope: Definition | None = None
+    inner: bool = False
+    imports: tuple[ast.Import | ast.ImportFrom, ...] = ()
+
+    @property
+    def is_module_level(self) -> bool:
+        return self.scope is None and not self.inner
+
+
+class LocalNames:
+    """The holders of names written in the calls of one module (found once per scope and name)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._bindings: dict[tuple[int, str], ScopeBinding] = {}
+        self._lines: dict[str, list[int]] = {}
+        self._non_ascii_lines: list[int] | None = None
+
+    def holder(self, name: str, caller: Definition | None, call: ast.Call) -> Holder:
+        """What binds `name` for `call`, written in `caller`'s own code (None: the module's)."""
+        scope = caller
+        while scope is not None:
+            sees_own_names = scope.is_function
+            if scope is caller and self.may_bind_in(scope, name):
+                around = inner_scopes_around(scope.node, call)
+                if any(binds_in_inner_scope(inner, name) for inner in around):
+                    return Holder(inner=True)
+                sees_own_names = sees_own_names or not around  # a class body's names, only for its own code
+            if sees_own_names:
+                binding = self.binding_in(scope, name)
+                if binding.kind == "global":
+                    return Holder()
+                if binding.kind in ("local", "import"):
+                    return Holder(scope, imports=binding.imports)
+            scope = scope.parent
+        return Holder()
+
+    def may_bind_in(self, scope: Definition, name: str) -> bool:
+        return spans_one_of(scope.node, self.lines_that_may_bind(name))
+
+    def binding_in(self, scope: Definition, name: str) -> ScopeBinding:
+        key = (id(scope.node), name)
+        if key not in self._bindings:
+            lines = self.lines_that_may_bind(name)
+            self._bindings[key] = scope_binding(scope.node, name, lines) if self.may_bind_in(scope, name) else NONE
+        return self._bindings[key]
+
+    def lines_that_may_bind(self, name: str) -> list[int]:
+        """Found once per name; with every line that holds a character outside ASCII (a binding may
+        spell the name in another Unicode form, which Python reads as the same name)."""
+        if name not in self._lines:
+            if self._non_ascii_lines is None:
+                self._non_ascii_lines = non_ascii_lines(self.text)
+            found = lines_that_may_bind(self.text, name)
+            self._lines[name] = sorted({*found, *self._non_ascii_lines}) if self._non_ascii_lines else found
+        return self._lines[name]
+
+
+NONE = ScopeBinding("")
+
+
+def scope_binding(function: ScopeNode, name: str, lines: Sequence[int] | None = None) -> ScopeBinding:
+    """How `function`'s (or a class body's) own code holds `name`, its nodes looked at only on
+    `lines`. A comprehension's targets are its own (a walrus in it binds here)."""
+    own = list(own_scope_nodes(function, lines))
+    for node in own:
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return ScopeBinding("global" if isinstance(node, ast.Global) else "nonlocal")
+    if not isinstance(function, ast.ClassDef) and name in parameter_names(function):
+        return ScopeBinding("local")
+    comprehension_targets = {
+        id(target) for node in own if isinstance(node, ast.comprehension) for target in ast.walk(node.target)
+    }
+    binders = [
+        node
+        for node in own
+        if isinstance(node, BINDING_NODES) and id(node) not in comprehension_targets and name in bound_names(node)
+    ]
+    if not binders:
+        return NONE
+    aliases = {id(node) for node in binders if isinstance(node, ast.alias)}
+    if len(aliases) < len(binders):
+        return ScopeBinding("local")
+    imports = [
+        node
+        for node in own
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(id(alias) in aliases for alias in node.names)
+    ]
+    return ScopeBinding("import", tuple(sorted(imports, key=lambda node: node.lineno)))
+
+
+def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    return {parameter.arg for parameter in every if parameter is not None}
+
+
+def inner_scopes_around(owner: ScopeNode, call: ast.Call) -> list[ast.Lambda | Comprehension]:
+    """The lambdas and comprehensions of `owner`'s own code whose own scope holds `call`: a lambda's
+    body, a comprehension but its outermost iterable (which runs in the scope around it)."""
+    path = path_to(owner, call)
+    return [node for node, child in itertools.pairwise(path) if enters_own_scope(node, child, path)]
+
+
+def enters_own_scope(node: ast.AST, child: ast.AST, path: list[ast.AST]) -> TypeGuard[ast.Lambda | Comprehension]:
+    """Going from `node` to `child` on `path` enters the own scope of a lambda or a comprehension."""
+    if isinstance(node, ast.Lambda):
+        return child is node.body
+    if not isinstance(node, COMPREHENSIONS):
+        return False
+    first = node.generators[0]
+    after_first = path.index(first) + 1 if child is first else len(path)
+    return after_first >= len(path) or path[after_first] is not first.iter
+
+
+def path_to(owner: ScopeNode, call: ast.Call) -> list[ast.AST]:
+    """The nodes from `owner` down to `call` in its own code (only `owner` when it is not there)."""
+    lines = [call.lineno]
+    pending: list[list[ast.AST]] = [[owner, statement] for statement in reversed(body_of(owner))]
+    while pending:
+        path = pending.pop()
+        node = path[-1]
+        if node is call:
+            return path
+        if not spans_one_of(node, lines):
+            continue
+        children = header_of(node) if isinstance(node, NESTED_DEFINITIONS) else list(ast.iter_child_nodes(node))
+        pending.extend([*path, child] for child in reversed(children))
+    return [owner]
+
+
+def body_of(owner: ScopeNode) -> list[ast.AST]:
+    return list(owner.body) if isinstance(owner.body, list) else [owner.body]
+
+
+def binds_in_inner_scope(inner: ast.Lambda | Comprehension, name: str) -> bool:
+    """A lambda's parameter or a comprehension's target of that name."""
+    if isinstance(inner, ast.Lambda):
+        return name in parameter_names(inner)
+    targets = (node for generator in inner.generators for node in ast.walk(generator.target))
+    return any(isinstance(node, ast.Name) and node.id == name for node in targets)
