@@ -547,6 +547,18 @@ SHADOWED_CALLEES = {
         def run(ids, cache, slicers):
             return [slice_from(ids, cache.get_seq_length()) for slice_from in slicers]
         """,
+    "a lambda's parameter in a decorator's arguments": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache, register):
+            @register(lambda slice_from: slice_from(ids, cache.get_seq_length()))
+            def inner(x):
+                return x
+
+            return inner
+        """,
     "an import in the function": """\
         def slice_from(ids, start):
             return ids[:, start:]
@@ -616,6 +628,22 @@ REACHING_THE_MODULES_FUNCTION = {
                 views = [slice_from(ids, cache.get_seq_length()) for x in xs]
 
             return Window.views
+        """,
+    "a lambda in a method's decorator, which does not see the class's names": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def register(f):
+            return lambda g: g
+
+
+        class Runner:
+            slice_from = staticmethod(len)
+
+            @register(lambda ids, cache: slice_from(ids, cache.get_seq_length()))
+            def run(self):
+                pass
         """,
     "declared global in a function nested in one that binds the name": """\
         def slice_from(ids, start):
@@ -690,6 +718,16 @@ FUNCTION_IMPORTS = {
         "    from .other import slice_from\n\n    return slice_from(ids, cache.get_seq_length())\n",
         [],
     ),
+    "one of the module's imports that may hold, made again in the function": (
+        "try:\n    from .helpers import slice_from\nexcept ImportError:\n    from .other import slice_from\n\n\n"
+        "def run(ids, cache):\n    from .helpers import slice_from\n\n    return slice_from(ids, cache.get_seq_length())\n",
+        ["SLG002"],
+    ),
+    "the module's module, bound in the function under another spelling": (
+        "from . import helpers\n\n\ndef run(ids, cache):\n"
+        "    import pkg.helpers as helpers\n\n    return helpers.slice_from(ids, cache.get_seq_length())\n",
+        ["SLG002"],
+    ),
     "the module's import shadowed by a parameter": (
         "from .helpers import slice_from\n\n\ndef run(ids, cache, slice_from):\n"
         "    return slice_from(ids, cache.get_seq_length())\n",
@@ -709,3 +747,28 @@ def test_an_import_in_the_function_is_what_its_calls_run(tmp_path: Path, user: s
     write(tmp_path, {"helpers.py": helpers, "other.py": other, "a.py": user})
     path = tmp_path / "pkg" / "a.py"
     assert [finding.code for finding in analyze_source(path.read_text(), str(path))] == expected
+
+
+def test_a_class_body_that_calls_its_own_name_makes_no_compiled_caller() -> None:
+    """The class body in the compiled function calls `len` (its own `slice_from`), not the module's
+    function, which therefore runs on the host (a second reader, 2026-12-05: it was named compiled)."""
+    text = textwrap.dedent(
+        """\
+        import torch
+
+
+        def slice_from(ids, cache):
+            return ids[:, cache.get_seq_length():]
+
+
+        @torch.compile
+        def run(ids, cache):
+            class Window:
+                slice_from = len
+                views = slice_from(ids, cache)
+
+            return Window.views
+        """
+    )
+    found = analyze_source(text, "m.py")
+    assert [(finding.line, finding.code, finding.compiled_region) for finding in found] == [(5, "SLG002", "")]

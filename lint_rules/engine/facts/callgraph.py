@@ -76,7 +76,7 @@ class CallGraph:
         methods of one class family (a cache's layers) ask the same question once each."""
         self._function_callers_elsewhere: dict[int, str] = {}
         """What `compiled_caller_elsewhere` found for each module-level function (`MAX_PACKAGE_SEARCHES`)."""
-        self.local_names = LocalNames(text)
+        self.local_names = LocalNames(text, definitions)
 
     # ----- resolving a call -------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Sequence
 from typing import NamedTuple, TypeGuard
 
-from lint_rules.engine.facts.definitions import Definition
+from lint_rules.engine.facts.definitions import Definition, DefinitionIndex
 from lint_rules.engine.facts.module_text import (
     BINDING_NODES,
     ScopeNode,
@@ -56,19 +56,25 @@ class Holder(NamedTuple):
 class LocalNames:
     """The holders of names written in the calls of one module (found once per scope and name)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, definitions: DefinitionIndex) -> None:
         self.text = text
+        self.definitions = definitions
         self._bindings: dict[tuple[int, str], ScopeBinding] = {}
         self._lines: dict[str, list[int]] = {}
         self._non_ascii_lines: list[int] | None = None
 
     def holder(self, name: str, caller: Definition | None, call: ast.Call) -> Holder:
-        """What binds `name` for `call`, written in `caller`'s own code (None: the module's)."""
+        """What binds `name` for `call`, written in `caller`'s code (None: the module's), or in a class
+        body nested in it (the callers of a function are found by the functions around a line)."""
         scope = caller
         while scope is not None:
             sees_own_names = scope.is_function
             if scope is caller and self.may_bind_in(scope, name):
-                around = inner_scopes_around(scope.node, call)
+                path = path_to(scope.node, call)
+                nested_class = self.class_holding(scope, call) if len(path) == 1 else None
+                if nested_class is not None:
+                    return self.holder(name, nested_class, call)
+                around = inner_scopes_on(path)
                 if any(binds_in_inner_scope(inner, name) for inner in around):
                     return Holder(inner=True)
                 sees_own_names = sees_own_names or not around  # a class body's names, only for its own code
@@ -80,6 +86,13 @@ class LocalNames:
                     return Holder(scope, imports=binding.imports)
             scope = scope.parent
         return Holder()
+
+    def class_holding(self, function: Definition, call: ast.Call) -> Definition | None:
+        """The class nested in `function` whose own code (its body, not its methods) holds `call`."""
+        if not function.is_function:
+            return None
+        classes = [found for found in self.definitions.nested_in(function) if isinstance(found.node, ast.ClassDef)]
+        return next((found for found in classes if len(path_to(found.node, call)) > 1), None)
 
     def may_bind_in(self, scope: Definition, name: str) -> bool:
         return spans_one_of(scope.node, self.lines_that_may_bind(name))
@@ -141,10 +154,9 @@ def parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambd
     return {parameter.arg for parameter in every if parameter is not None}
 
 
-def inner_scopes_around(owner: ScopeNode, call: ast.Call) -> list[ast.Lambda | Comprehension]:
-    """The lambdas and comprehensions of `owner`'s own code whose own scope holds `call`: a lambda's
-    body, a comprehension but its outermost iterable (which runs in the scope around it)."""
-    path = path_to(owner, call)
+def inner_scopes_on(path: list[ast.AST]) -> list[ast.Lambda | Comprehension]:
+    """The lambdas and comprehensions on a path from a scope to a call whose own scope holds the call:
+    a lambda's body, a comprehension but its outermost iterable (which runs in the scope around it)."""
     return [node for node, child in itertools.pairwise(path) if enters_own_scope(node, child, path)]
 
 

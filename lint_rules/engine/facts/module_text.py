@@ -443,9 +443,12 @@ def own_scope_nodes(function: ScopeNode, lines: Sequence[int] | None = None) -> 
 
 
 def spans_one_of(node: ast.AST, lines: Sequence[int]) -> bool:
+    """`node`'s lines (a decorated definition's from its first decorator) hold one of `lines`."""
     start: int | None = getattr(node, "lineno", None)
     if start is None:
         return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.decorator_list:
+        start = min(start, *(decorator.lineno for decorator in node.decorator_list))
     end: int = getattr(node, "end_lineno", None) or start
     index = bisect.bisect_left(lines, start)
     return index < len(lines) and lines[index] <= end

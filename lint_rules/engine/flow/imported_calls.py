@@ -122,13 +122,17 @@ def names_a_local(run: ModuleRun, call: ast.Call, caller: Definition | None) -> 
 
 
 def imports_the_same(module: ModuleFacts, statements: Sequence[ast.stmt], local: str) -> bool:
-    """`statements` (a function's imports) bind `local` as the module's own imports do."""
+    """`statements` (a function's imports) bind `local` to a name or a module that one of the module's
+    own imports of it binds (`try: from .fast import f` / `except ImportError: from .slow import f`:
+    either; `from . import helpers` and `import pkg.helpers as helpers`: the same module)."""
     name, _ = module.classes.module
     tree = ast.Module(body=list(statements), type_ignores=[])
     is_package = module.path.endswith("__init__.py")
-    return imported_names(tree, name, is_package).get(local) == module.classes.imports().get(local) and bound_modules(
-        tree, name, is_package
-    ).get(local) == module.bound_modules.get(local)
+    imported = imported_names(tree, name, is_package).get(local)
+    if imported is not None and imported in [origin for held, origin in every_import(module) if held == local]:
+        return True
+    bound = bound_modules(tree, name, is_package).get(local)
+    return bound is not None and bound in [owner for held, owner in every_module_binding(module) if held == local]
 
 
 def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | None:
