@@ -728,6 +728,15 @@ FUNCTION_IMPORTS = {
         "    import pkg.helpers as helpers\n\n    return helpers.slice_from(ids, cache.get_seq_length())\n",
         ["SLG002"],
     ),
+    "the module's other import that may hold, made again in the function (only that one runs)": (
+        "try:\n    from .other import slice_from\nexcept ImportError:\n    from .helpers import slice_from\n\n\n"
+        "def run(ids, cache):\n    from .other import slice_from\n\n    return slice_from(ids, cache.get_seq_length())\n",
+        [],
+    ),
+    "an import made only in the function (not followed: a limit, see docs/limits.md)": (
+        "def run(ids, cache):\n    from .helpers import slice_from\n\n    return slice_from(ids, cache.get_seq_length())\n",
+        [],
+    ),
     "the module's import shadowed by a parameter": (
         "from .helpers import slice_from\n\n\ndef run(ids, cache, slice_from):\n"
         "    return slice_from(ids, cache.get_seq_length())\n",
@@ -749,26 +758,49 @@ def test_an_import_in_the_function_is_what_its_calls_run(tmp_path: Path, user: s
     assert [finding.code for finding in analyze_source(path.read_text(), str(path))] == expected
 
 
+IN_A_COMPILED_FUNCTION = """\
+import torch
+
+
+def slice_from(ids, cache):
+    return ids[:, cache.get_seq_length():]
+
+
+@torch.compile
+def run(ids, cache):
+    class Window:
+"""
+
+
 def test_a_class_body_that_calls_its_own_name_makes_no_compiled_caller() -> None:
     """The class body in the compiled function calls `len` (its own `slice_from`), not the module's
     function, which therefore runs on the host (a second reader, 2026-12-05: it was named compiled)."""
-    text = textwrap.dedent(
-        """\
-        import torch
+    body = """\
+        slice_from = len
+        views = slice_from(ids, cache)
 
-
-        def slice_from(ids, cache):
-            return ids[:, cache.get_seq_length():]
-
-
-        @torch.compile
-        def run(ids, cache):
-            class Window:
-                slice_from = len
-                views = slice_from(ids, cache)
-
-            return Window.views
-        """
-    )
-    found = analyze_source(text, "m.py")
+    return Window.views
+"""
+    found = analyze_source(IN_A_COMPILED_FUNCTION + body, "m.py")
     assert [(finding.line, finding.code, finding.compiled_region) for finding in found] == [(5, "SLG002", "")]
+
+
+def test_the_methods_of_a_class_in_a_compiled_function_keep_their_compiled_callers() -> None:
+    """`go` calls the module's `slice_from` (a method does not see its class's names), and runs
+    compiled through `m` and `run`; the class body's own call runs `len` (a second reader,
+    2026-12-05: resolving that call rebuilt the class's methods, and the path was lost)."""
+    body = """\
+        slice_from = staticmethod(len)
+        n = slice_from(ids, cache)
+
+        def go(self):
+            return slice_from(ids, cache)
+
+        def m(self):
+            return self.go()
+
+    return Window().m()
+"""
+    [finding] = analyze_source(IN_A_COMPILED_FUNCTION + body, "m.py")
+    assert (finding.line, finding.code) == (5, "SLG002")
+    assert "Window.go" in finding.compiled_region and "run" in finding.compiled_region

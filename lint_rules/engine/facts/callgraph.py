@@ -122,11 +122,12 @@ class CallGraph:
         holder = self.local_names.holder(name, caller, call)
         if holder.inner:
             return []
-        if holder.scope is not None:
-            nested = self.definitions.nested_in(holder.scope)
-            return [
-                found for found in nested if found.parent is holder.scope and found.is_function and found.name == name
-            ]
+        scope = holder.scope
+        if scope is not None and isinstance(scope.node, ast.ClassDef):
+            return self.own_method(scope.node, name)  # a `def` of the class body, called in the body
+        if scope is not None:
+            nested = self.definitions.nested_in(scope)
+            return [found for found in nested if found.parent is scope and found.is_function and found.name == name]
         found = [found for found in self.definitions.functions_named(name) if found.parent is None]
         for alias in sorted(self.definitions.function_aliases.get(name, frozenset())):
             found += [held for held in self.definitions.functions_named(alias) if held.parent is None]

@@ -91,8 +91,12 @@ class LocalNames:
         """The class nested in `function` whose own code (its body, not its methods) holds `call`."""
         if not function.is_function:
             return None
-        classes = [found for found in self.definitions.nested_in(function) if isinstance(found.node, ast.ClassDef)]
-        return next((found for found in classes if len(path_to(found.node, call)) > 1), None)
+        around = [
+            found
+            for found in self.definitions.nested_in(function)
+            if isinstance(found.node, ast.ClassDef) and spans_one_of(found.node, [call.lineno])
+        ]
+        return next((found for found in reversed(around) if len(path_to(found.node, call)) > 1), None)
 
     def may_bind_in(self, scope: Definition, name: str) -> bool:
         return spans_one_of(scope.node, self.lines_that_may_bind(name))

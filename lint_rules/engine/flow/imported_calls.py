@@ -1,9 +1,11 @@
 """Calls into the other modules of the package: `from .utils import build_positions` (absolute or
 relative), a call through a name bound to the module (`from . import helpers` ... `helpers.offset_of(cache)`,
 `import pkg.helpers as h` ... `h.offset_of(cache)`, `import pkg.helpers` ... `pkg.helpers.offset_of(cache)`),
-and a name that the package's `__init__.py` re-exports. The callee's summary comes from its own module's run, built by the
-loader that `analysis` gives each module (parsed once per run, a bounded number kept), so a length
-passed into, or returned from, a function of a sibling module is followed like a same-module one.
+and a name that the package's `__init__.py` re-exports. A name the code around the call binds itself
+(`local_names`) is followed through the imports there when the module imports it too, else not. The
+callee's summary comes from its own module's run, built by the loader that `analysis` gives each
+module (parsed once per run, a bounded number kept), so a length passed into, or returned from, a
+function of a sibling module is followed like a same-module one.
 
 Only module-level functions of the same top package are followed, up to `analysis.MAX_MODULE_HOPS`
 modules away: a length passed on from `a.py` to `b.f()` and from there to `c.g()` is reported at
@@ -42,18 +44,53 @@ class ImportedFunction(NamedTuple):
     file_name: str
 
 
-def imported_functions(run: ModuleRun, call: ast.Call) -> list[ImportedFunction]:
-    """The module-level functions of other modules of the package that `call` may run, if its form
-    says: one, or one per import of a name bound in more than one way (`try: from .fast import f` /
-    `except ImportError: from .slow import f`)."""
+def imported_functions(run: ModuleRun, call: ast.Call, caller: Definition | None = None) -> list[ImportedFunction]:
+    """The module-level functions of other modules of the package that `call` (written in `caller`'s
+    code) may run, if its form says: one, or one per import of a name bound in more than one way
+    (`try: from .fast import f` / `except ImportError: from .slow import f`)."""
     if run.load_module is None:
         return []
     root = run.facts.classes.module[1]
     found = (
         find_function(run, *re_export_source(origin, root, RE_EXPORT_HOPS))
-        for origin in imported_origins(run.facts, call.func)
+        for origin in call_origins(run, call, caller)
     )
     return [function for function in found if function is not None]
+
+
+def call_origins(run: ModuleRun, call: ast.Call, caller: Definition | None) -> list[tuple[str, str]]:
+    """(module, name) that `f(...)` or `helpers.f(...)` may run: from the module's imports, or, where
+    the code around the call binds `f` or `helpers` itself (`local_names`), from its own imports
+    (none, when it binds the name otherwise)."""
+    name = call.func
+    while isinstance(name, ast.Attribute):
+        name = name.value
+    if not isinstance(name, ast.Name):
+        return []
+    top = run.facts.classes.module[0].partition(".")[0]
+    module_level = [origin for origin in imported_origins(run.facts, call.func) if origin[0].partition(".")[0] == top]
+    if not module_level:
+        return []  # the module imports no such name from the package (a function's own import of one is not followed)
+    holder = run.facts.calls.local_names.holder(name.id, caller, call)
+    if holder.is_module_level:
+        return module_level
+    return origins_in(run.facts, holder.imports, call.func) if holder.scope is not None else []
+
+
+def origins_in(module: ModuleFacts, statements: Sequence[ast.stmt], func: ast.expr) -> list[tuple[str, str]]:
+    """(module, name) that `f` or `helpers.f` names by these imports (a function's own)."""
+    name, _ = module.classes.module
+    tree = ast.Module(body=list(statements), type_ignores=[])
+    is_package = module.path.endswith("__init__.py")
+    if isinstance(func, ast.Name):
+        origin = imported_names(tree, name, is_package).get(func.id)
+        return [origin] if origin else []
+    owner = (
+        bound_modules(tree, name, is_package).get(ex.dotted_name(func.value))
+        if isinstance(func, ast.Attribute)
+        else None
+    )
+    return [(owner, func.attr)] if owner and isinstance(func, ast.Attribute) else []
 
 
 def imported_origins(module: ModuleFacts, func: ast.expr) -> list[tuple[str, str]]:
@@ -104,35 +141,6 @@ def local_imports(module: ModuleFacts, function: ast.AST | None) -> dict[str, tu
     statements = ast.Module(body=list(nested_imports(function.body)), type_ignores=[])
     name, _ = module.classes.module
     return imported_names(statements, name, module.path.endswith("__init__.py"))
-
-
-def names_a_local(run: ModuleRun, call: ast.Call, caller: Definition | None) -> bool:
-    """`f(...)` or `helpers.f(...)` where `f` or `helpers` is bound around the call (`local_names`),
-    other than by an import of what the module itself imports under that name: no module-level
-    import is what the call runs."""
-    root = call.func
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name):
-        return False
-    holder = run.facts.calls.local_names.holder(root.id, caller, call)
-    if holder.is_module_level:
-        return False
-    return not (holder.scope is not None and holder.imports and imports_the_same(run.facts, holder.imports, root.id))
-
-
-def imports_the_same(module: ModuleFacts, statements: Sequence[ast.stmt], local: str) -> bool:
-    """`statements` (a function's imports) bind `local` to a name or a module that one of the module's
-    own imports of it binds (`try: from .fast import f` / `except ImportError: from .slow import f`:
-    either; `from . import helpers` and `import pkg.helpers as helpers`: the same module)."""
-    name, _ = module.classes.module
-    tree = ast.Module(body=list(statements), type_ignores=[])
-    is_package = module.path.endswith("__init__.py")
-    imported = imported_names(tree, name, is_package).get(local)
-    if imported is not None and imported in [origin for held, origin in every_import(module) if held == local]:
-        return True
-    bound = bound_modules(tree, name, is_package).get(local)
-    return bound is not None and bound in [owner for held, owner in every_module_binding(module) if held == local]
 
 
 def find_function(run: ModuleRun, source: str, name: str) -> ImportedFunction | None:

@@ -19,7 +19,6 @@ from lint_rules.engine.flow.imported_calls import (
     bound_in_more_than_one_way,
     imported_functions,
     imported_target,
-    names_a_local,
 )
 from lint_rules.engine.flow.imported_methods import imported_methods
 from lint_rules.engine.flow.module_run import ModuleRun
@@ -327,9 +326,7 @@ class ValueWalker:
         """The functions of other modules the call may run, each with its module's summaries."""
         if not self.may_call_other_module(node, argument_taints):
             return []
-        functions = imported_functions(self.run, node)
-        if functions and names_a_local(self.run, node, self.run.calling_definition(self.scope)):
-            functions = []
+        functions = imported_functions(self.run, node, self.run.calling_definition(self.scope))
         found = functions or imported_methods(self.run, node, self.scope.definition)
         return [(other, other.run.summaries) for other in found if other.run.summaries is not None]
 
