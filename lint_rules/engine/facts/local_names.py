@@ -11,11 +11,12 @@ name no function binds, costs one text search per name.
 from __future__ import annotations
 
 import ast
+import bisect
 import itertools
 from collections.abc import Sequence
 from typing import NamedTuple, TypeGuard
 
-from lint_rules.engine.facts.definitions import Definition, DefinitionIndex
+from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, first_line_of, last_line_of
 from lint_rules.engine.facts.module_text import (
     BINDING_NODES,
     ScopeNode,
@@ -62,6 +63,7 @@ class LocalNames:
         self._bindings: dict[tuple[int, str], ScopeBinding] = {}
         self._lines: dict[str, list[int]] = {}
         self._non_ascii_lines: list[int] | None = None
+        self._classes_by_line: dict[int, dict[int, Definition]] = {}
 
     def holder(self, name: str, caller: Definition | None, call: ast.Call) -> Holder:
         """What binds `name` for `call`, written in `caller`'s code (None: the module's), or in a class
@@ -91,12 +93,19 @@ class LocalNames:
         """The class nested in `function` whose own code (its body, not its methods) holds `call`."""
         if not function.is_function:
             return None
-        around = [
-            found
-            for found in self.definitions.nested_in(function)
-            if isinstance(found.node, ast.ClassDef) and spans_one_of(found.node, [call.lineno])
-        ]
-        return next((found for found in reversed(around) if len(path_to(found.node, call)) > 1), None)
+        innermost = self.classes_by_line(function).get(call.lineno)
+        return innermost if innermost is not None and len(path_to(innermost.node, call)) > 1 else None
+
+    def classes_by_line(self, function: Definition) -> dict[int, Definition]:
+        """Each line of a class nested in `function` -> the innermost such class spanning it."""
+        key = id(function.node)
+        if key not in self._classes_by_line:
+            lines: dict[int, Definition] = {}
+            for found in self.definitions.nested_in(function):  # an outer class before the ones in it
+                if isinstance(found.node, ast.ClassDef):
+                    lines.update(dict.fromkeys(range(found.node.lineno, found.last_line + 1), found))
+            self._classes_by_line[key] = lines
+        return self._classes_by_line[key]
 
     def may_bind_in(self, scope: Definition, name: str) -> bool:
         return spans_one_of(scope.node, self.lines_that_may_bind(name))
@@ -178,7 +187,8 @@ def enters_own_scope(node: ast.AST, child: ast.AST, path: list[ast.AST]) -> Type
 def path_to(owner: ScopeNode, call: ast.Call) -> list[ast.AST]:
     """The nodes from `owner` down to `call` in its own code (only `owner` when it is not there)."""
     lines = [call.lineno]
-    pending: list[list[ast.AST]] = [[owner, statement] for statement in reversed(body_of(owner))]
+    body: list[ast.AST] = [*statements_at(owner.body, call.lineno)] if isinstance(owner.body, list) else [owner.body]
+    pending: list[list[ast.AST]] = [[owner, child] for child in reversed(body)]
     while pending:
         path = pending.pop()
         node = path[-1]
@@ -186,13 +196,29 @@ def path_to(owner: ScopeNode, call: ast.Call) -> list[ast.AST]:
             return path
         if not spans_one_of(node, lines):
             continue
-        children = header_of(node) if isinstance(node, NESTED_DEFINITIONS) else list(ast.iter_child_nodes(node))
+        children = header_of(node) if isinstance(node, NESTED_DEFINITIONS) else children_at(node, call.lineno)
         pending.extend([*path, child] for child in reversed(children))
     return [owner]
 
 
-def body_of(owner: ScopeNode) -> list[ast.AST]:
-    return list(owner.body) if isinstance(owner.body, list) else [owner.body]
+def statements_at(block: list[ast.stmt], line: int) -> list[ast.stmt]:
+    """The statements of a block whose lines hold `line` (they come in line order)."""
+    start = bisect.bisect_left(block, line, key=last_line_of)
+    return list(itertools.takewhile(lambda statement: first_line_of(statement) <= line, block[start:]))
+
+
+def children_at(node: ast.AST, line: int) -> list[ast.AST]:
+    """The node's children, of its blocks only the statements whose lines hold `line` (a block's
+    statements come in line order: found by bisection in a long body)."""
+    children: list[ast.AST] = []
+    for _, value in ast.iter_fields(node):
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            children += statements_at(value, line)
+        elif isinstance(value, list):
+            children += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
 
 
 def binds_in_inner_scope(inner: ast.Lambda | Comprehension, name: str) -> bool:
