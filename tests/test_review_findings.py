@@ -559,6 +559,18 @@ SHADOWED_CALLEES = {
 
             return inner
         """,
+    "a nested def whose name follows a line continuation": """\
+        def slice_from(ids, start):
+            return ids[:, start:]
+
+
+        def run(ids, cache):
+            def \\
+                slice_from(ids, start):
+                return ids
+
+            return slice_from(ids, cache.get_seq_length())
+        """,
     "an import in the function": """\
         def slice_from(ids, start):
             return ids[:, start:]

@@ -244,9 +244,11 @@ def non_ascii_lines(text: str) -> list[int]:
 
 
 def after_def_or_class(text: str, offset: int) -> bool:
-    """The word before `offset`, on its line, is `def` or `class`."""
+    """The word before `offset` is `def` or `class` (blanks and line continuations between)."""
     before = text[max(0, offset - 64) : offset]
-    word = before.rstrip(" \t")
+    word = before.rstrip(" \t\f")
+    while word.endswith(LINE_CONTINUATIONS):
+        word = word.removesuffix("\n").removesuffix("\r").removesuffix("\\").rstrip(" \t\f")
     if len(word) == len(before):
         return False
     if not word:
@@ -255,6 +257,9 @@ def after_def_or_class(text: str, offset: int) -> bool:
         if word.endswith(keyword) and not follows_identifier(word, len(word) - len(keyword)):
             return True
     return False
+
+
+LINE_CONTINUATIONS = ("\\\n", "\\\r\n", "\\\r")
 
 
 def occurrences(text: str, name: str, whole_words: bool) -> Iterator[int]:
