@@ -96,6 +96,24 @@ def test_a_count_from_a_method_of_the_class_on_the_own_receiver_stays_silent() -
     assert [finding.code for finding in analyze_source(textwrap.dedent(text), "m.py")] == []
 
 
+def copy_after(nested: str) -> str:
+    """A copy into the counter of a local that `nested` (code in the method, before the copy) rebinds."""
+    return f"""
+        class Holder:
+            def __init__(self):
+                self.caches: list[Cache] = []
+
+            def crop(self, cache, m: int):
+                kept = 0
+                for held in self.caches:
+                    kept = held.n + m
+
+{textwrap.indent(nested, " " * 16)}
+
+                cache.n = kept
+    """
+
+
 REPORTED = {
     "a function nested in another class's method": """
         class Runner:
@@ -183,36 +201,12 @@ REPORTED = {
 
                 cache.n = kept
     """,
-    "a local that a walrus in the default of a function nested in the method binds too": """
-        class Holder:
-            def __init__(self):
-                self.caches: list[Cache] = []
-
-            def crop(self, cache, m: int):
-                kept = 0
-                for held in self.caches:
-                    kept = held.n + m
-
-                def later(x=(kept := torch.zeros(1))):
-                    return x
-
-                cache.n = kept
-    """,
-    "a local that a walrus in a class body nested in the method binds (its bases run in the method)": """
-        class Holder:
-            def __init__(self):
-                self.caches: list[Cache] = []
-
-            def crop(self, cache, m: int):
-                kept = 0
-                for held in self.caches:
-                    kept = held.n + m
-
-                class Later(object if (kept := torch.zeros(1)) is None else object):
-                    pass
-
-                cache.n = kept
-    """,
+    "a local that a walrus in the default of a function nested in the method binds too": copy_after(
+        "def later(x=(kept := torch.zeros(1))):\n    return x"
+    ),
+    "a local that a walrus in a class body nested in the method binds (its bases run in the method)": copy_after(
+        "class Later(object if (kept := torch.zeros(1)) is None else object):\n    pass"
+    ),
     "the same, copied from the method's own receiver": """
         kept = torch.zeros(1)
 

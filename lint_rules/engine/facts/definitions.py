@@ -223,6 +223,13 @@ def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
         yield from found or [statement]
 
 
+def statements_spanning(block: Sequence[ast.stmt], line: int) -> list[ast.stmt]:
+    """The statements of one block (not those inside them) that span `line`: found by bisection,
+    since a block's statements come in line order."""
+    start = bisect.bisect_left(block, line, key=last_line_of)
+    return list(itertools.takewhile(lambda statement: first_line_of(statement) <= line, block[start:]))
+
+
 def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[int, list[ast.stmt]]:
     """`statements_at(body, line)` for each of the sorted `lines` that a statement spans, in one descent."""
     found: dict[int, list[ast.stmt]] = {}

@@ -11,12 +11,11 @@ name no function binds, costs one text search per name.
 from __future__ import annotations
 
 import ast
-import bisect
 import itertools
 from collections.abc import Sequence
 from typing import NamedTuple, TypeGuard
 
-from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, first_line_of, last_line_of
+from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, statements_spanning
 from lint_rules.engine.facts.module_text import (
     BINDING_NODES,
     ScopeNode,
@@ -187,7 +186,9 @@ def enters_own_scope(node: ast.AST, child: ast.AST, path: list[ast.AST]) -> Type
 def path_to(owner: ScopeNode, call: ast.Call) -> list[ast.AST]:
     """The nodes from `owner` down to `call` in its own code (only `owner` when it is not there)."""
     lines = [call.lineno]
-    body: list[ast.AST] = [*statements_at(owner.body, call.lineno)] if isinstance(owner.body, list) else [owner.body]
+    body: list[ast.AST] = (
+        [*statements_spanning(owner.body, call.lineno)] if isinstance(owner.body, list) else [owner.body]
+    )
     pending: list[list[ast.AST]] = [[owner, child] for child in reversed(body)]
     while pending:
         path = pending.pop()
@@ -201,19 +202,13 @@ def path_to(owner: ScopeNode, call: ast.Call) -> list[ast.AST]:
     return [owner]
 
 
-def statements_at(block: list[ast.stmt], line: int) -> list[ast.stmt]:
-    """The statements of a block whose lines hold `line` (they come in line order)."""
-    start = bisect.bisect_left(block, line, key=last_line_of)
-    return list(itertools.takewhile(lambda statement: first_line_of(statement) <= line, block[start:]))
-
-
 def children_at(node: ast.AST, line: int) -> list[ast.AST]:
     """The node's children, of its blocks only the statements whose lines hold `line` (a block's
     statements come in line order: found by bisection in a long body)."""
     children: list[ast.AST] = []
     for _, value in ast.iter_fields(node):
         if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-            children += statements_at(value, line)
+            children += statements_spanning(value, line)
         elif isinstance(value, list):
             children += [item for item in value if isinstance(item, ast.AST)]
         elif isinstance(value, ast.AST):
