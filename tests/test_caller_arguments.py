@@ -181,6 +181,11 @@ TENSOR_OR_UNKNOWN_CALLERS = {
         def run(input_ids, cache):
             return [_trim(input_ids, cache) for cache in [DynamicCache(), cache]]
     """,
+    "a-call-spelled-in-another-unicode-form": """\
+        def run(input_ids, config):
+            a = _trim(input_ids, DynamicCache())
+            return _\uff54rim(a, StaticCache(config, max_cache_len=8))  # Python reads the fullwidth t as t
+    """,
 }
 
 

@@ -816,3 +816,24 @@ def test_the_methods_of_a_class_in_a_compiled_function_keep_their_compiled_calle
     [finding] = analyze_source(IN_A_COMPILED_FUNCTION + body, "m.py")
     assert (finding.line, finding.code) == (5, "SLG002")
     assert "Window.go" in finding.compiled_region and "run" in finding.compiled_region
+
+
+def test_a_compiled_caller_spelling_the_name_in_another_unicode_form_reaches_its_callee() -> None:
+    """`forward` calls `helper` as `\uff48elper` (Python reads the fullwidth h as h): the helper runs
+    compiled, so its guard would be a graph break. The callers' lines were found by the name's text
+    alone, and the call was missed."""
+    code = """\
+        import torch
+
+
+        def helper(ids, cache):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+
+        class Model(torch.nn.Module):
+            def forward(self, ids, cache):
+                return \uff48elper(ids, cache)
+        """
+    [finding] = analyze_source(textwrap.dedent(code), "m.py")
+    assert finding.compiled_region == "called from Model.forward (line 11)"

@@ -35,7 +35,7 @@ from lint_rules.engine.facts.definitions import (
     statements_at_lines,
 )
 from lint_rules.engine.facts.local_names import LocalNames
-from lint_rules.engine.facts.module_text import lines_mentioning
+from lint_rules.engine.facts.module_text import lines_mentioning, with_non_ascii
 from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
 from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
@@ -340,10 +340,11 @@ class CallGraph:
         return self._installed[name]
 
     def lines_naming(self, name: str) -> list[int]:
-        """The lines where `name` occurs as a whole word, found once per name (callers and
-        installations both ask)."""
+        """The lines where `name` occurs as a whole word, and those outside ASCII, found once per name
+        (callers and installations both ask)."""
         if name not in self._lines_naming:
-            self._lines_naming[name] = lines_mentioning(self.text, [name], whole_words=True)
+            found = lines_mentioning(self.text, [name], whole_words=True)
+            self._lines_naming[name] = with_non_ascii(found, self.local_names.non_ascii_lines)
         return self._lines_naming[name]
 
 

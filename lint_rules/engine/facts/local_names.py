@@ -25,6 +25,7 @@ from lint_rules.engine.facts.module_text import (
     non_ascii_lines,
     own_scope_nodes,
     spans_one_of,
+    with_non_ascii,
 )
 
 Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
@@ -120,11 +121,14 @@ class LocalNames:
         """Found once per name; with every line that holds a character outside ASCII (a binding may
         spell the name in another Unicode form, which Python reads as the same name)."""
         if name not in self._lines:
-            if self._non_ascii_lines is None:
-                self._non_ascii_lines = non_ascii_lines(self.text)
-            found = lines_that_may_bind(self.text, name)
-            self._lines[name] = sorted({*found, *self._non_ascii_lines}) if self._non_ascii_lines else found
+            self._lines[name] = with_non_ascii(lines_that_may_bind(self.text, name), self.non_ascii_lines)
         return self._lines[name]
+
+    @property
+    def non_ascii_lines(self) -> list[int]:
+        if self._non_ascii_lines is None:
+            self._non_ascii_lines = non_ascii_lines(self.text)
+        return self._non_ascii_lines
 
 
 NONE = ScopeBinding("")

@@ -243,6 +243,12 @@ def non_ascii_lines(text: str) -> list[int]:
     return [number for number, line in enumerate(split_lines(text), 1) if not line.isascii()]
 
 
+def with_non_ascii(found: list[int], non_ascii: list[int]) -> list[int]:
+    """The lines a text search found for a name, and every line outside ASCII: there the name may be
+    spelled in another Unicode form, which Python reads as the same name (`ｆ` is `f`)."""
+    return sorted({*found, *non_ascii}) if non_ascii else found
+
+
 def after_def_or_class(text: str, offset: int) -> bool:
     """The word before `offset` is `def` or `class` (blanks and line continuations between)."""
     before = text[max(0, offset - 64) : offset]
