@@ -1,8 +1,10 @@
 """What the callers pass (`lint_rules/engine/flow/caller_arguments.py`, issue 25 pattern 5): a private
-module-level function or a nested function whose every call in its module is visible, and passes an
-int-length cache or None for a parameter, has an int length there. Each silent shape has its
-must-report twin: one caller passing a `StaticCache` or a value of unknown kind, a public function,
-the function used as a value, named in another module, or called with `*args`/`**kwargs`."""
+module-level function, a nested function or a private method whose every call in its module is
+visible, and passes an int-length cache or None for a parameter, has an int length there. Each
+silent shape has its must-report twin: one caller passing a `StaticCache` or a value of unknown
+kind, a public function, the function used as a value, named in another module, called with
+`*args`/`**kwargs`, and for a method a call on another receiver, through the class, from a subclass
+or with a receiver that may be the class itself."""
 
 from __future__ import annotations
 
@@ -389,6 +391,231 @@ def test_a_default_is_read_where_the_function_is_defined(tmp_path: Path) -> None
     assert codes(write_package(tmp_path, {"gen": module})) == ["SLG002"]
 
 
+# ----- a private method: what every `self._step(...)` in its class passes ----------------------------
+
+RUNNER = """\
+    import torch
+    from transformers import DynamicCache, StaticCache
+
+
+    class Runner:
+        def __init__(self, model):
+            self.model = model
+            self.cache = DynamicCache()
+
+        {decorator}def {name}(self, ids, cache):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+"""
+
+
+def runner_module(methods: str, module_level: str = "", name: str = "_step", decorator: str = "") -> str:
+    """The `Runner` class with `methods` added to its body, then `module_level`."""
+    text = textwrap.dedent(RUNNER).format(name=name, decorator=decorator)
+    text += textwrap.indent(textwrap.dedent(methods), "    ")
+    return text + ("\n\n" + textwrap.dedent(module_level) if module_level else "")
+
+
+INT_METHOD_CALLERS = {
+    "local-constructor": """\
+        def generate(self, ids):
+            cache = DynamicCache()
+            return self._step(ids, cache)
+    """,
+    "attribute-built-in-init": """\
+        def generate(self, ids):
+            return self._step(ids, self.cache)
+    """,
+    "keyword-and-none": """\
+        def generate(self, ids):
+            first = self._step(ids, cache=None)
+            return self._step(cache=DynamicCache(), ids=first)
+    """,
+    "private-method-chain": """\
+        def _loop(self, ids, past):
+            return self._step(ids, past)
+
+        def generate(self, ids):
+            return self._loop(ids, DynamicCache())
+    """,
+    "receiver-not-named-self": """\
+        def generate(this, ids):
+            return this._step(ids, DynamicCache())
+    """,
+}
+
+TENSOR_OR_UNKNOWN_METHOD_CALLERS = {
+    "one-static-cache": (
+        """\
+        def reset(self, ids):
+            return self._step(ids, StaticCache(self.model.config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "public-callers-parameter": (
+        """\
+        def step(self, ids, cache):
+            return self._step(ids, cache)
+        """,
+        "",
+    ),
+    "called-on-another-receiver": (
+        "",
+        """\
+        def run(runner, ids, cache):
+            return runner._step(ids, cache)
+        """,
+    ),
+    "called-through-the-class": (
+        """\
+        def reset(self, ids, config):
+            return Runner._step(self, ids, StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "a-subclass-calls-it": (
+        "",
+        """\
+        class Fast(Runner):
+            def go(self, ids, cache):
+                return self._step(ids, cache)
+        """,
+    ),
+    "a-subclass-calls-it-through-super": (
+        "",
+        """\
+        class Fast(Runner):
+            def _step(self, ids, cache):
+                return super()._step(ids, cache)
+        """,
+    ),
+    "read-as-a-value": (
+        """\
+        def reset(self, ids, config):
+            step = self._step
+            return step(ids, StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "named-in-a-string": (
+        """\
+        def reset(self, ids, config):
+            return getattr(self, "_step")(ids, StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "caller-rebinds-its-receiver": (  # read as bound, `ids` would get the runner and `cache` the DynamicCache
+        """\
+        def reset(self, config):
+            runner = self
+            self = Runner
+            return self._step(runner, DynamicCache(), StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "a-class-method-calls-it-through-cls": (  # as above: `cls._step` is the plain function
+        """\
+        @classmethod
+        def reset(cls, config):
+            return cls._step(cls(None), DynamicCache(), StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "receiver-rebound-by-a-walrus-in-a-comprehension": (
+        """\
+        def reset(self, config):
+            runner = self
+            [(self := Runner) for _ in range(1)]
+            return self._step(runner, DynamicCache(), StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
+    "a-lambda-taking-its-own-self": (  # the lambda's `self` is the class: the plain function again
+        """\
+        def reset(self, config):
+            step = lambda self: self._step(self, DynamicCache(), StaticCache(config, max_cache_len=8))
+            return step(Runner)
+        """,
+        "",
+    ),
+    "a-nested-function-calls-it": (
+        """\
+        def reset(self, ids, config):
+            def inner():
+                return self._step(ids, StaticCache(config, max_cache_len=8))
+
+            return inner()
+        """,
+        "",
+    ),
+}
+"""Each is added to a class whose `generate` passes its own `DynamicCache` (`local-constructor`)."""
+
+
+@pytest.mark.parametrize("shape", sorted(INT_METHOD_CALLERS))
+def test_a_private_method_whose_every_call_in_its_class_passes_an_int_cache_is_silent(
+    shape: str, tmp_path: Path
+) -> None:
+    """Issue 25 pattern 5, "a method only the package's own loop calls": its module calls it only
+    as `self._step(...)` in the class's own methods, and no other module of the package names it."""
+    package = write_package(tmp_path, {"gen": runner_module(INT_METHOD_CALLERS[shape])})
+    assert codes(package) == []
+
+
+@pytest.mark.parametrize("shape", sorted(TENSOR_OR_UNKNOWN_METHOD_CALLERS))
+def test_a_private_method_with_a_call_that_may_pass_another_cache_is_reported(shape: str, tmp_path: Path) -> None:
+    methods, module_level = TENSOR_OR_UNKNOWN_METHOD_CALLERS[shape]
+    methods = textwrap.dedent(INT_METHOD_CALLERS["local-constructor"]) + "\n" + textwrap.dedent(methods)
+    package = write_package(tmp_path, {"gen": runner_module(methods, module_level)})
+    assert codes(package) == ["SLG002"]
+
+
+NOT_PRIVATE_METHODS = {
+    "public": {"name": "step"},
+    "name-mangled": {"name": "__step"},  # `runner._Runner__step(...)` anywhere calls it
+    "decorated": {"decorator": "@torch.no_grad()\n    "},
+}
+
+
+@pytest.mark.parametrize("variant", sorted(NOT_PRIVATE_METHODS))
+def test_a_method_that_is_not_plainly_private_is_reported_whatever_its_class_passes(
+    variant: str, tmp_path: Path
+) -> None:
+    name = NOT_PRIVATE_METHODS[variant].get("name", "_step")
+    methods = INT_METHOD_CALLERS["local-constructor"].replace("_step", name)
+    package = write_package(tmp_path, {"gen": runner_module(methods, **NOT_PRIVATE_METHODS[variant])})
+    assert codes(package) == ["SLG002"]
+
+
+def test_a_private_method_of_a_decorated_class_is_reported(tmp_path: Path) -> None:
+    """A class decorator may call the class's methods itself."""
+    text = runner_module(INT_METHOD_CALLERS["local-constructor"]).replace("class Runner:", "@register\nclass Runner:")
+    package = write_package(tmp_path, {"gen": "from zoo.registry import register\n" + text, "registry": ""})
+    assert codes(package) == ["SLG002"]
+
+
+def test_a_private_method_another_module_calls_is_reported(tmp_path: Path) -> None:
+    """A subclass in another module of the package (or any code there) may pass another cache."""
+    other = """\
+        from zoo.gen import Runner
+
+
+        class Fast(Runner):
+            def go(self, ids, cache):
+                return self._step(ids, cache)
+    """
+    modules = {"gen": runner_module(INT_METHOD_CALLERS["local-constructor"]), "fast": textwrap.dedent(other)}
+    assert codes(write_package(tmp_path, modules)) == ["SLG002"]
+
+
+def test_a_private_method_in_a_module_outside_a_package_is_reported(tmp_path: Path) -> None:
+    """Any script beside it may subclass the class: its callers are not all known."""
+    script = tmp_path / "gen.py"
+    script.write_text(runner_module(INT_METHOD_CALLERS["local-constructor"]))
+    assert [finding.code for finding in check_path(str(script), Settings()).findings] == ["SLG002"]
+
+
 # ----- nested functions ---------------------------------------------------------------------------
 
 NESTED = """\
@@ -506,15 +733,19 @@ def test_a_cycle_of_private_callers_is_not_followed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("callers", "expected"),
-    [(INT_CALLERS["local-constructor"], []), (TENSOR_OR_UNKNOWN_CALLERS["one-static-cache"], ["SLG002"])],
-    ids=["int-callers", "one-static-cache"],
+    ("text", "expected"),
+    [
+        (trim_module(INT_CALLERS["local-constructor"]), []),
+        (trim_module(TENSOR_OR_UNKNOWN_CALLERS["one-static-cache"]), ["SLG002"]),
+        (runner_module(INT_METHOD_CALLERS["local-constructor"]), []),
+        (runner_module(TENSOR_OR_UNKNOWN_METHOD_CALLERS["one-static-cache"][0]), ["SLG002"]),
+    ],
+    ids=["int-callers", "one-static-cache", "private-method-int-callers", "private-method-one-static-cache"],
 )
 def test_the_plugin_and_the_fixer_see_what_the_callers_pass(
-    callers: str, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    text: str, expected: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The checker, the plugin and the fixer agree: a silent module is left alone, its twin guarded."""
-    text = trim_module(callers)
     package = write_package(tmp_path, {"module": text})
     monkeypatch.chdir(package)  # the invariants check `module.py`, a module of the package
     found = check_invariants(text, "callers")

@@ -6,7 +6,17 @@ writes as a string; code outside the package is taken not to call a private name
 nested in another one (no decorator) is called only where its module calls it by name. When the name occurs
 nowhere else (not passed, stored, returned, rebound, listed in `__all__` or written in a string)
 and every call passes for the parameter, by position or keyword (or leaves it to a default of
-None), an int-length cache or None, the parameter holds an int-length cache on entry:
+None), an int-length cache or None, the parameter holds an int-length cache on entry.
+
+A private method (`def _step(self, ids, cache)`, no decorator, of an undecorated module-level class;
+not `__step`, which Python mangles) is taken the same way: every use of its name in the module must
+be a call `self._step(...)` in a method of the class itself, on that method's receiver, never
+rebound, outside a lambda or comprehension (where `self` may be the class, and the call the plain
+function), and no other module of the package may name it. A subclass's call, a call on another
+receiver or through the class, or the method read as a value leaves the parameter unknown. A
+subclass outside the package is code outside it: taken not to call a private name.
+
+What a call passes counts as int-length when it is:
 
 - `None`, or what the engine knows without walking (`closures.has_int_length`): a constructor of an
   int-length class (`DynamicCache()`, `DynamicCache.from_legacy_cache(...)`), `self` in an int-length
@@ -29,6 +39,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
@@ -62,7 +73,11 @@ class CallerArguments:
 
     def kind(self, definition: Definition, parameter: str) -> str:
         """INT_LENGTH_CACHE when every caller passes an int-length cache or None for `parameter`, else ""."""
-        if not may_have_known_callers(definition) or not self.receives_source_call(definition, parameter):
+        if (
+            not may_have_known_callers(definition)
+            or parameter == receiver_parameter(definition)
+            or not self.receives_source_call(definition, parameter)
+        ):
             return ""
         return self.kind_from_callers(definition, parameter)
 
@@ -117,17 +132,18 @@ class CallerArguments:
         node = definition.node
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         called = False
-        for site in self.call_sites(definition):
+        bound = is_private_method(definition)
+        for site in self.method_call_sites(definition) if bound else self.call_sites(definition):
             if site is None:
                 return False
             call, caller, own_scope = site
-            argument, given = passed_argument(call, node, parameter)
+            argument, given = passed_argument(call, node, parameter, bound)
             if not given:  # a default is evaluated where the function is defined, not in the caller
                 caller, own_scope = None, False
             if argument is None or not self.is_int_length_argument(argument, caller, own_scope):
                 return False
             called = True
-        return called and (definition.parent is not None or not named_in_other_modules(self.module.path, node.name))
+        return called and (is_nested(definition) or not named_in_other_modules(self.module.path, node.name))
 
     def call_sites(self, definition: Definition) -> Iterator[CallSite | None]:
         """Each call of the function in the module; None for a use of its name that is no call of
@@ -152,6 +168,29 @@ class CallerArguments:
             return [] if resolved else [None]
         own_scope = own_scope and (caller is None or not self.in_class_body(caller, call.lineno))
         return [(call, caller, own_scope)]
+
+    def method_call_sites(self, definition: Definition) -> Iterator[CallSite | None]:
+        """Each `self.name(...)` call in a method of the method's own class, `self` being that
+        method's receiver; None for any other use of the name anywhere in the module (a call on
+        another receiver, through the class or `super()`, in a subclass, the method read as a value,
+        or the name in a string)."""
+        body = self.module.tree.body
+        at_lines = statements_at_lines(body, self.module.calls.lines_naming(definition.name)).values()
+        for statement in dict.fromkeys(statement for statements in at_lines for statement in statements):
+            for call, own_scope in name_uses(statement, definition.name, as_attribute=True):
+                yield self.method_call_site(call, definition, own_scope) if call is not None else None
+
+    def method_call_site(self, call: ast.Call, definition: Definition, own_scope: bool) -> CallSite | None:
+        caller = self.module.definitions.innermost_function_at(call.lineno)
+        if not own_scope or caller is None or caller.enclosing_class is not definition.enclosing_class:
+            return None  # in a lambda or comprehension, `self` may be another name's
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        node = caller.node
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        on_own_receiver = isinstance(receiver, ast.Name) and receiver.id == receiver_parameter(caller)
+        if not on_own_receiver or receiver_parameter(caller) in rebound_names(node, self.module):
+            return None
+        return call, caller, own_scope
 
     def is_int_length_argument(self, argument: ast.expr, caller: Definition | None, own_scope: bool) -> bool:
         if isinstance(argument, ast.Constant) and argument.value is None:
@@ -188,15 +227,53 @@ class CallerArguments:
 
 
 def may_have_known_callers(definition: Definition) -> bool:
-    """A function without decorators, private at module level (`_name`, not `__name__`) or nested in
-    a function (a method may be called from anywhere its class goes)."""
+    """A function without decorators, private at module level (`_name`, not `__name__`), nested in a
+    function, or a private method (`is_private_method`)."""
     node = definition.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
         return False
-    parent = definition.parent
-    if parent is None:
+    if definition.parent is None:
         return node.name.startswith("_") and not node.name.endswith("__")
-    return parent.is_function
+    return is_nested(definition) or is_private_method(definition)
+
+
+def is_nested(definition: Definition) -> bool:
+    return definition.parent is not None and definition.parent.is_function
+
+
+def is_private_method(definition: Definition) -> bool:
+    """A plain method named `_name` (not `__name`, which Python mangles, nor `__name__`) of an
+    undecorated module-level class, taking a receiver: outside the package, code is taken not to
+    call a private name, a subclass's code included."""
+    parent, node = definition.parent, definition.node
+    return (
+        parent is not None
+        and parent.parent is None
+        and isinstance(parent.node, ast.ClassDef)
+        and not parent.node.decorator_list
+        and definition.name.startswith("_")
+        and not definition.name.startswith("__")
+        and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and bool(node.args.posonlyargs or node.args.args)
+    )
+
+
+def receiver_parameter(definition: Definition) -> str:
+    """The first parameter of a plain method (its `self`); "" for anything else."""
+    node, parent = definition.node, definition.parent
+    if (
+        parent is None
+        or not isinstance(parent.node, ast.ClassDef)
+        or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ):
+        return ""
+    if any(
+        ex.dotted_name(decorator).rpartition(".")[2] in ("staticmethod", "classmethod")
+        for decorator in node.decorator_list
+    ):
+        return ""
+    positional = [*node.args.posonlyargs, *node.args.args]
+    return positional[0].arg if positional else ""
 
 
 @functools.lru_cache(maxsize=256)
@@ -206,22 +283,29 @@ def receiver_pattern(parameter: str, methods: frozenset[str]) -> re.Pattern[str]
     return re.compile(rf"\b{name}\s*\.\s*(?:{called})\b|\bgetattr\(\s*{name}\s*,")
 
 
-def name_uses(statement: ast.stmt, name: str) -> Iterator[tuple[ast.Call | None, bool]]:
-    """Each call of `name` in the statement (not in the blocks it holds) with whether it runs in the
-    statement's own scope; (None, False) for any other use of the name: read but not called, stored,
-    deleted, or written as a string (`__all__`, `getattr(module, "_f")`)."""
+def name_uses(statement: ast.stmt, name: str, as_attribute: bool = False) -> Iterator[tuple[ast.Call | None, bool]]:
+    """Each call of `name` in the statement (not in the blocks it holds), `as_attribute` of any
+    receiver (`receiver.name(...)`), with whether it runs in the statement's own scope; (None, False)
+    for any other use of the name: read but not called, stored, deleted, or written as a string
+    (`__all__`, `getattr(module, "_f")`)."""
     in_header = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     called: set[int] = set()
     pending: list[tuple[ast.AST, bool]] = [(statement, in_header)]
     while pending:
         node, nested = pending.pop()
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
+        if isinstance(node, ast.Call) and is_named(node.func, name, as_attribute):
             called.add(id(node.func))
             yield node, not nested
-        elif names_otherwise(node, name) and id(node) not in called:
+        elif (names_otherwise(node, name) or is_named(node, name, as_attribute)) and id(node) not in called:
             yield None, False
         inner = nested or isinstance(node, NESTED_SCOPES)
         pending.extend((child, inner) for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt))
+
+
+def is_named(node: ast.AST, name: str, as_attribute: bool) -> bool:
+    if as_attribute:
+        return isinstance(node, ast.Attribute) and node.attr == name
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def names_otherwise(node: ast.AST, name: str) -> bool:
@@ -231,11 +315,14 @@ def names_otherwise(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Constant) and node.value == name
 
 
-def passed_argument(call: ast.Call, function: FunctionNode, parameter: str) -> tuple[ast.expr | None, bool]:
+def passed_argument(
+    call: ast.Call, function: FunctionNode, parameter: str, bound: bool = False
+) -> tuple[ast.expr | None, bool]:
     """What the call gives the parameter, and whether the call gives it: its argument, by position
-    or keyword, or else the default; None when that cannot be told (`*args`, `**kwargs`, no default)."""
+    or keyword, or else the default; None when that cannot be told (`*args`, `**kwargs`, no default).
+    `bound`: a method called on its receiver (`self.m(a)`), which takes the first parameter."""
     arguments = function.args
-    positional = [argument.arg for argument in [*arguments.posonlyargs, *arguments.args]]
+    positional = [argument.arg for argument in [*arguments.posonlyargs, *arguments.args]][bound:]
     plain = len(call.args)
     for index, argument in enumerate(call.args):
         if isinstance(argument, ast.Starred):
