@@ -183,6 +183,25 @@ TENSOR_OR_UNKNOWN_CALLERS = {
         def run(input_ids, cache):
             return [_trim(input_ids, cache) for cache in [DynamicCache(), cache]]
     """,
+    "a-match-capture-rebinds-the-callers-parameter": """\
+        def _loop(input_ids, past, other):
+            match other:
+                case StaticCache() as past:
+                    pass
+            return _trim(input_ids, past)
+
+
+        def run(input_ids, other):
+            return _loop(input_ids, DynamicCache(), other)
+    """,
+    "named-in-a-string-spelled-otherwise": """\
+        import sys
+
+
+        def run(input_ids, config):
+            a = _trim(input_ids, DynamicCache())
+            return getattr(sys.modules[__name__], "_t" "rim")(a, StaticCache(config, max_cache_len=8))
+    """,
     "a-call-spelled-in-another-unicode-form": """\
         def run(input_ids, config):
             a = _trim(input_ids, DynamicCache())
@@ -539,6 +558,77 @@ TENSOR_OR_UNKNOWN_METHOD_CALLERS = {
         """,
         "",
     ),
+    "a-class-body-in-the-caller-binds-the-argument": (
+        """\
+        def reset(self, ids, config):
+            cache = DynamicCache()
+
+            class Holder:
+                cache = StaticCache(config, max_cache_len=8)
+                out = self._step(ids, cache)
+
+            return Holder.out
+        """,
+        "",
+    ),
+    "init-subclass-calls-it-through-cls": (  # an implicit class method: `cls._step` is the plain function
+        """\
+        def __init_subclass__(cls, **kwargs):
+            cls._step(cls, DynamicCache(), StaticCache(None, max_cache_len=8))
+        """,
+        "",
+    ),
+    "a-class-method-through-an-alias": (
+        """\
+        @as_class
+        def build(cls, model, cache):
+            cls._step(cls(model), DynamicCache(), cache)
+        """,
+        "as_class = classmethod",
+    ),
+    "a-match-capture-rebinds-the-callers-parameter": (
+        """\
+        def _loop(self, ids, past, other):
+            match other:
+                case StaticCache() as past:
+                    pass
+            return self._step(ids, past)
+
+        def reset(self, ids, other):
+            return self._loop(ids, DynamicCache(), other)
+        """,
+        "",
+    ),
+    "a-match-capture-rebinds-the-callers-local": (
+        """\
+        def reset(self, ids, other):
+            cache = DynamicCache()
+            match other:
+                case StaticCache() as cache:
+                    pass
+            return self._step(ids, cache)
+        """,
+        "",
+    ),
+    "an-import-rebinds-the-callers-parameter": (
+        """\
+        def _loop(self, ids, past):
+            from zoo.other import STATIC as past
+
+            return self._step(ids, past)
+
+        def reset(self, ids):
+            return self._loop(ids, DynamicCache())
+        """,
+        "",
+    ),
+    "named-in-a-string-spelled-otherwise": (
+        """\
+        def reset(self, ids, config):
+            return getattr(self, "_s" "tep")(ids, StaticCache(config, max_cache_len=8))
+        """,
+        "",
+    ),
     "a-nested-function-calls-it": (
         """\
         def reset(self, ids, config):
@@ -595,6 +685,58 @@ def test_a_private_method_of_a_decorated_class_is_reported(tmp_path: Path) -> No
     assert codes(package) == ["SLG002"]
 
 
+CLASSES_THAT_MAY_REACH_THE_METHOD_OTHERWISE = {
+    "a-base-outside-the-package": (  # transformers' beam search calls `self._reorder_cache(...)`
+        "class Runner:",
+        "class Runner(GenerationMixin):",
+        "from transformers import GenerationMixin",
+    ),
+    "a-metaclass": ("class Runner:", "class Runner(metaclass=Wrapping):", "from zoo.registry import Wrapping"),
+    "a-base-whose-init-subclass-may-wrap-it": (
+        "class Runner:",
+        "class Base:\n    def __init_subclass__(cls, **kwargs):\n        wrap(cls)\n\n\nclass Runner(Base):",
+        "from zoo.registry import wrap",
+    ),
+    "getattribute": (
+        "    def __init__(self, model):",
+        "    def __getattribute__(self, name):\n        return wrap(object.__getattribute__(self, name))\n\n"
+        "    def __init__(self, model):",
+        "from zoo.registry import wrap",
+    ),
+    "the-class-rewritten-after-its-statement": ("", "", "from zoo.registry import wrap"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(CLASSES_THAT_MAY_REACH_THE_METHOD_OTHERWISE))
+def test_a_private_method_whose_class_may_be_reached_otherwise_is_reported(shape: str, tmp_path: Path) -> None:
+    """Code outside the module (a base's, a metaclass's, a wrapper's) may call the method or replace
+    its callers without naming it: `wrap` may pass a `StaticCache`."""
+    old, new, imports = CLASSES_THAT_MAY_REACH_THE_METHOD_OTHERWISE[shape]
+    text = runner_module(INT_METHOD_CALLERS["local-constructor"]).replace(old, new, 1)
+    if shape == "the-class-rewritten-after-its-statement":
+        text += "\n\nRunner = wrap(Runner)\n"
+    package = write_package(tmp_path, {"gen": imports + "\n" + text, "registry": ""})
+    assert codes(package) == ["SLG002"]
+    plain = write_package(
+        tmp_path / "plain",
+        {"gen": imports + "\n" + runner_module(INT_METHOD_CALLERS["local-constructor"]), "registry": ""},
+    )
+    assert codes(plain) == []  # the twin: the same module without that line
+
+
+def test_a_name_python_mangles_is_not_taken_for_a_private_method(tmp_path: Path) -> None:
+    """In `Runner`, `self.__step(...)` calls the method written `_Runner__step`."""
+    methods = """\
+        def generate(self, ids):
+            return self._Runner__step(ids, DynamicCache())
+
+        def reset(self, ids, config):
+            return self.__step(ids, StaticCache(config, max_cache_len=8))
+    """
+    package = write_package(tmp_path, {"gen": runner_module(methods, name="_Runner__step")})
+    assert codes(package) == ["SLG002"]
+
+
 def test_a_private_method_another_module_calls_is_reported(tmp_path: Path) -> None:
     """A subclass in another module of the package (or any code there) may pass another cache."""
     other = """\
@@ -614,6 +756,50 @@ def test_a_private_method_in_a_module_outside_a_package_is_reported(tmp_path: Pa
     script = tmp_path / "gen.py"
     script.write_text(runner_module(INT_METHOD_CALLERS["local-constructor"]))
     assert [finding.code for finding in check_path(str(script), Settings()).findings] == ["SLG002"]
+
+
+# ----- reduced from real code: vllm-omni 0.30.0 -------------------------------------------------------
+
+SENSENOVA = """\
+    import torch
+    from transformers import DynamicCache
+
+
+    class Pipeline:
+        def __init__(self, language_model):
+            self.language_model = language_model
+
+        def _append_text_tokens_to_cache(self, cache, t_idx, input_ids):
+            seq_len = input_ids.shape[1]
+            past_len = cache.get_seq_length()
+            mask = torch.zeros(1, 1, seq_len, past_len + seq_len)
+            self.language_model(input_ids=input_ids, attention_mask=mask, past_key_values=cache, use_cache=True)
+            return t_idx + seq_len
+
+        def _generate_think(self, prefix_outputs, past_key_values, t_idx, append_ids):
+            for _ in range(4):
+                outputs = self.language_model(input_ids=append_ids, past_key_values=past_key_values, use_cache=True)
+                past_key_values = outputs.past_key_values
+            return self._append_text_tokens_to_cache({cache}, t_idx, append_ids)
+
+        def forward(self, input_ids, append_ids):
+            outputs = self.language_model(input_ids=input_ids, use_cache=True)
+            return self._generate_think(outputs, outputs.past_key_values, 0, append_ids)
+"""
+
+
+def test_sensenova_a_cache_the_pipeline_builds_reaches_its_private_helper_silently(tmp_path: Path) -> None:
+    """The helper's one caller, itself private, hands on a `DynamicCache` built there."""
+    package = write_package(tmp_path, {"gen": SENSENOVA.format(cache="DynamicCache()")})
+    assert codes(package) == []
+
+
+def test_sensenova_the_language_models_own_cache_is_still_reported(tmp_path: Path) -> None:
+    """As in vllm-omni 0.30.0 (`pipeline_sensenova_u1.py` 856-860, labelled false): the caller passes
+    the cache its loop rebinds to the model's outputs, and the first one is the cache the language
+    model builds when it is given none, which the engine does not follow (limits.md)."""
+    package = write_package(tmp_path, {"gen": SENSENOVA.format(cache="past_key_values")})
+    assert codes(package) == ["SLG003"]
 
 
 # ----- nested functions ---------------------------------------------------------------------------

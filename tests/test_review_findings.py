@@ -837,3 +837,111 @@ def test_a_compiled_caller_spelling_the_name_in_another_unicode_form_reaches_its
         """
     [finding] = analyze_source(textwrap.dedent(code), "m.py")
     assert finding.compiled_region == "called from Model.forward (line 11)"
+
+
+# ----- a reader of the private-method callers (2026-12-05): constructors and attributes -----------
+
+CONSTRUCTOR_NAME_BOUND_HERE = {
+    "a-local": "DynamicCache = StaticCache\n    cache = DynamicCache(config, max_cache_len=8)",
+    "a-parameter": "cache = DynamicCache(config, max_cache_len=8)",
+    "a-loop-target": "for DynamicCache in (StaticCache,):\n        cache = DynamicCache(config, max_cache_len=8)",
+    "an-import-from-another-module": "from zoo.caches import DynamicCache\n\n    cache = DynamicCache(config)",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(CONSTRUCTOR_NAME_BOUND_HERE))
+def test_a_constructor_whose_name_the_function_binds_builds_what_that_name_holds(shape: str) -> None:
+    """`DynamicCache(...)` where the function binds `DynamicCache` to `StaticCache` builds a
+    `StaticCache`: its length is not taken for an int (it was, from the module's import)."""
+    parameters = "ids, config, DynamicCache=StaticCache" if shape == "a-parameter" else "ids, config"
+    code = f"""\
+from transformers import DynamicCache, StaticCache
+
+
+def generate({parameters}):
+    {CONSTRUCTOR_NAME_BOUND_HERE[shape]}
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert [finding.code for finding in analyze_source(code, "m.py")] == ["SLG002"]
+
+
+def test_a_constructor_whose_name_no_scope_binds_is_the_modules_class() -> None:
+    """The twin: bound only by the module's import, `DynamicCache(...)` counts an int (and a
+    function's own `from transformers import DynamicCache` binds that same class:
+    tests/test_path_facts.py)."""
+    code = """\
+from transformers import DynamicCache
+
+
+def generate(ids):
+    cache = DynamicCache()
+    if isinstance(cache, DynamicCache):
+        n = cache.get_seq_length()
+        return ids[:, n:]
+"""
+    assert analyze_source(code, "m.py") == []
+
+
+RUNNER_HOLDING_A_CACHE = """\
+from transformers import DynamicCache
+
+
+class Runner:
+    def __init__(self, model):
+        self.model = model
+        self.cache = DynamicCache()
+
+    def generate(self, ids):
+        n = self.cache.get_seq_length()
+        return ids[:, n:]
+"""
+
+
+def test_a_subclass_property_of_the_attributes_name_is_what_self_attribute_gives() -> None:
+    """`self.cache` built as a `DynamicCache` in `__init__`, but a subclass's `@property def cache`
+    returns a `StaticCache`: on its objects, `self.cache` is the property's (a data descriptor)."""
+    subclass = """
+
+class Fast(Runner):
+    @property
+    def cache(self):
+        return StaticCache(self.model.config, max_cache_len=8)
+
+    @cache.setter
+    def cache(self, value):
+        pass
+"""
+    found = analyze_source(
+        RUNNER_HOLDING_A_CACHE.replace("DynamicCache\n", "DynamicCache, StaticCache\n", 1) + subclass, "m.py"
+    )
+    assert [finding.code for finding in found] == ["SLG002"]
+    assert analyze_source(RUNNER_HOLDING_A_CACHE, "m.py") == []  # the twin: no such subclass
+
+
+SUBCLASSES_IN_ANOTHER_MODULE = {
+    "binds-the-attribute": ("self.cache = StaticCache(model.config, max_cache_len=8)", ["SLG002"]),
+    "binds-another-attribute": ("self.other = StaticCache(model.config, max_cache_len=8)", []),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SUBCLASSES_IN_ANOTHER_MODULE))
+def test_a_subclass_in_another_module_that_binds_the_attribute_makes_it_unknown(shape: str, tmp_path: Path) -> None:
+    """`self.cache` typed from `Runner.__init__` alone was taken to hold a `DynamicCache`, though a
+    subclass in another module of the package binds `self.cache` on its own objects (a reader's
+    program, 2026-12-05); the twin binds another attribute and stays silent."""
+    store, expected = SUBCLASSES_IN_ANOTHER_MODULE[shape]
+    fast = f"""\
+from transformers import StaticCache
+
+from pkg.gen import Runner
+
+
+class Fast(Runner):
+    def __init__(self, model):
+        super().__init__(model)
+        {store}
+"""
+    package = write_package(tmp_path, {"gen": RUNNER_HOLDING_A_CACHE, "fast": fast})
+    checked = check_command.check_path(str(package / "gen.py"), check_command.Settings())
+    assert [finding.code for finding in checked.findings] == expected

@@ -21,7 +21,10 @@ What counts as a promise, the same as a parameter's annotation (which the engine
   tuple target, `setattr(obj, "attr", ...)`, a slice store or an alias that escapes (`layers =
   self.layers`, `f(self.layers)`) makes it unknown.
 
-Not seen: bindings in other modules of the package and dynamic `setattr(obj, name, ...)`. A method
+A `def` of the attribute's name in a class of its kin (a subclass's `@property def cache`) makes it
+unknown, and so does a binding in another module of the package that may reach an object of the
+class (`kept_elsewhere.binds_elsewhere`: a subclass there whose `__init__` binds `self.cache =
+StaticCache(...)`). Not seen: code outside the package. A method
 is looked up along the method resolution order of the package's classes: a base outside the package
 (transformers' `PreTrainedModel`) is taken not to define it, as `ClassFacts.bases_length_kind`
 takes it; the overrides of the same module's subclasses count (a receiver `self` may be one).
@@ -55,6 +58,7 @@ from lint_rules.engine.facts.class_containers import holds_only_int_length_objec
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
 from lint_rules.engine.facts.definitions import module_level_statements
+from lint_rules.engine.facts.kept_elsewhere import binds_elsewhere
 from lint_rules.engine.facts.name_bindings import block_statements
 from lint_rules.engine.facts.returned_values import annotated_classes
 
@@ -474,9 +478,13 @@ class ReceiverTyping:
             return None  # an annotation that names no class; or a base whose module binds what it likes
         if any(self.facts.binds_unnamed_attributes(member) for member in kin):
             return None  # `self.__dict__["cache"] = ...`, `setattr(obj, name, ...)`: a store the tables miss
+        if any(defines_function(member, attribute) for member in kin):
+            return None  # a subclass's `@property def cache`: what `self.cache` gives there is its return
         if attribute in BOUND_BY_TRANSFORMERS and has_base_outside(self.facts, kin):
             return None  # `DynamicCache.__init__` fills `self.layers` with layers of its own choice
-        return union(shown) if shown else None
+        if not shown:
+            return None
+        return None if binds_elsewhere(self.facts, cls, attribute) else union(shown)
 
     def attribute_stores(self, attribute: str, element: bool) -> list[tuple[str, Store]]:
         """The stores that may bind `attribute` (or, for `element`, put something into it): `obj.attr +=
@@ -617,6 +625,14 @@ def subclass_overrides(view: ClassView, cls: ast.ClassDef, method: str) -> list[
         elif own_method(other, method) is not None:
             found.append((view, own_method(other, method)))
     return found
+
+
+def defines_function(cls: ast.ClassDef, name: str) -> bool:
+    """The class body has a `def name` (a method, a property), at any depth of its blocks."""
+    return any(
+        isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
+        for statement in module_level_statements(cls.body)
+    )
 
 
 def class_kin(view: ClassView, cls: ast.ClassDef) -> list[ast.ClassDef] | None:

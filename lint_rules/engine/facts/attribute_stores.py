@@ -12,11 +12,12 @@ target, `+=` on an object, `setattr(obj, "cache", v)`) is an unknown binding.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Iterator, Set
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import module_level_statements, statements_within
+from lint_rules.engine.facts.module_text import spans_one_of
 
 ADDING_METHODS = {"append": 0, "insert": 1}
 """Container methods that put one object in, and the position of that object among their arguments."""
@@ -370,19 +371,25 @@ SCOPES = (
 def names_bound_in_scopes(tree: ast.Module) -> frozenset[str]:
     """Every name bound in a scope other than the module's own: a parameter, a local, a class body's
     name, a comprehension's variable (a definition's header counted in with its body)."""
-    found: set[str] = set()
+    return frozenset(name for name, _ in scope_bindings(tree))
+
+
+def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iterator[tuple[str, ast.AST]]:
+    """(name, the node binding it) for `names_bound_in_scopes`; with `lines` (sorted), only the
+    bindings on one of them."""
     pending: list[tuple[ast.AST, bool]] = [(statement, False) for statement in tree.body]
     while pending:
         node, nested = pending.pop()
+        if lines is not None and not spans_one_of(node, lines):
+            continue
         if isinstance(node, ast.arg):
-            found.add(node.arg)
+            yield node.arg, node
         elif nested and isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            found.add(node.id)
+            yield node.id, node
         elif nested and isinstance(node, DECLARING):
-            found.update(declared_names(node))
+            yield from ((name, node) for name in declared_names(node))
         inner = nested or isinstance(node, SCOPES)
         pending.extend((child, inner) for child in ast.iter_child_nodes(node))
-    return frozenset(found)
 
 
 def bound_names(statement: ast.stmt) -> list[str]:

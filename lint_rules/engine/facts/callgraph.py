@@ -340,11 +340,11 @@ class CallGraph:
         return self._installed[name]
 
     def lines_naming(self, name: str) -> list[int]:
-        """The lines where `name` occurs as a whole word, and those outside ASCII, found once per name
-        (callers and installations both ask)."""
+        """The lines where `name` occurs as a whole word, or, outside ASCII, in its NFKC form (`ｆ(` is
+        `f(`), found once per name (callers and installations both ask)."""
         if name not in self._lines_naming:
             found = lines_mentioning(self.text, [name], whole_words=True)
-            self._lines_naming[name] = with_non_ascii(found, self.local_names.non_ascii_lines)
+            self._lines_naming[name] = with_non_ascii(found, self.local_names.non_ascii_lines, name)
         return self._lines_naming[name]
 
 

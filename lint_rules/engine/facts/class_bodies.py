@@ -18,14 +18,16 @@ from lint_rules.engine.facts.attribute_stores import (
     is_own_receiver,
     module_stores,
     names_bound_in_scopes,
+    scope_bindings,
 )
 from lint_rules.engine.facts.attribute_stores import Store as AttributeStore
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
 from lint_rules.engine.facts.definitions import Definition, class_lineage
+from lint_rules.engine.facts.imports import imported_names
 from lint_rules.engine.facts.module_names import ModuleNames
-from lint_rules.engine.facts.module_text import follows_identifier, may_nest_classes
+from lint_rules.engine.facts.module_text import follows_identifier, lines_that_may_bind, may_nest_classes
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
     OutsideCounts,
@@ -315,6 +317,38 @@ class ClassBodies(ModuleNames):
             and is_own_receiver(receiver, method)
             and self.has_own_receiver(method)
         )
+
+    def bound_in_a_scope(self, name: str) -> bool:
+        """Whether a scope other than the module's own binds `name` (`rebound_names`), read only on
+        the lines where the text may bind it: `DynamicCache = StaticCache` in a function, or a
+        parameter of that name, makes the constructors of that name there build something else. An
+        import there of what the class facts take the name for (`imports`, `function_imports`) is
+        that class itself."""
+        if name not in self._bound_in_a_scope:
+            text = self.own_str()
+            if text is None:
+                found = name in self.rebound_names
+            else:
+                lines = lines_that_may_bind(text, name)
+                found = bool(lines) and any(
+                    bound == name and not self.imports_as_resolved(node, name)
+                    for bound, node in scope_bindings(self.tree, lines)
+                )
+            self._bound_in_a_scope[name] = found
+        return self._bound_in_a_scope[name]
+
+    def imports_as_resolved(self, node: ast.AST, name: str) -> bool:
+        """`node` is an import binding `name` to what the module's names resolve it to."""
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            return False
+        module, _ = self.module
+        origin = imported_names(ast.Module(body=[node], type_ignores=[]), module, self.path.endswith("__init__.py"))
+        resolved = self.imports().get(name) or self.function_imports().get(name)
+        return resolved is not None and origin.get(name) == resolved
+
+    @functools.cached_property
+    def _bound_in_a_scope(self) -> dict[str, bool]:
+        return {}
 
     @functools.cached_property
     def rebound_names(self) -> frozenset[str]:

@@ -565,7 +565,10 @@ class ClassFacts(ClassProperties):
         `known_kind` tells what a name given to a wrapper holds (`EncoderDecoderCache(own, cross)`)."""
         if not isinstance(value, ast.Call):
             return ""
-        return self.unless_replaced(self.called_class_kind(value, known_kind))
+        kind = self.unless_replaced(self.called_class_kind(value, known_kind))
+        if kind == INT_LENGTH and self.bound_in_a_scope(ex.called_name(value).partition(".")[0]):
+            return ""  # `DynamicCache = StaticCache` in some function of the module
+        return kind
 
     def called_class_kind(self, value: ast.Call, known_kind: KnownKind) -> str:
         name = ex.called_name(value)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attributes import AttributeBindings
 from lint_rules.engine.facts.caches import is_transformers_module
+from lint_rules.engine.facts.definitions import module_level_statements
 from lint_rules.engine.facts.module_files import STAMPS, module_name_of
 from lint_rules.engine.facts.package_stores import stored_elsewhere
 from lint_rules.engine.facts.subclasses import NEUTRAL_BASES, is_abstract, package_subclasses
@@ -285,3 +286,35 @@ def sets_on_another(node: ast.AST, watched: frozenset[str], receivers: set[str])
 
 def functions_in(cls: ast.ClassDef) -> list[Function]:
     return [node for node in ast.walk(cls) if isinstance(node, Function)]
+
+
+def binds_elsewhere(facts: ClassFacts, cls: ast.ClassDef, attribute: str) -> bool:
+    """Another module of the class's package may bind `attribute` on one of its objects: a subclass
+    there binds it (on its own objects, in its class body, as a `def` or property), or a store there
+    binds it on an object that may be one of the family (`package_stores.stored_elsewhere`). A
+    package that cannot be scanned, or a subclass that cannot be read, may."""
+    module, root = facts.module
+    if root is None or not module or is_transformers_module(module) or not in_a_package(facts.path, module):
+        return False
+    here, _ = module_name_of(facts.path)
+    subclasses = subclass_names(module, here, root, cls.name)
+    if subclasses is None or has_two_of_a_name(subclasses):
+        return True
+    family = frozenset({cls.name} | {subclass.name for subclass in subclasses})
+    if stored_elsewhere(facts, root / module.partition(".")[0], here, frozenset({attribute}), family):
+        return True
+    return any(subclass_binds(facts, subclass, attribute) for subclass in subclasses if subclass.module != here)
+
+
+def subclass_binds(facts: ClassFacts, subclass: SubclassName, attribute: str) -> bool:
+    other = facts.other_module(subclass.module)
+    node = other.classes.get(subclass.name) if other is not None else None
+    if other is None or node is None:
+        return True
+    bindings = other.bindings(node)
+    return (
+        bindings.opaque
+        or attribute in bindings.values
+        or attribute in bindings.class_level
+        or any(isinstance(item, Function) and item.name == attribute for item in module_level_statements(node.body))
+    )

@@ -4,7 +4,7 @@ of a function around it, of a lambda or comprehension around the call, of the cl
 calls written directly in it; or else the module's binding (its `def`, import or class).
 
 A scope's code is looked at only on the lines where a binding of the name may be written
-(`module_text.lines_that_may_bind`, with every line outside ASCII), so that the common case, a
+(`module_text.lines_that_may_bind`, with the lines outside ASCII whose NFKC form holds it), so that the common case, a
 name no function binds, costs one text search per name.
 """
 
@@ -62,7 +62,7 @@ class LocalNames:
         self.definitions = definitions
         self._bindings: dict[tuple[int, str], ScopeBinding] = {}
         self._lines: dict[str, list[int]] = {}
-        self._non_ascii_lines: list[int] | None = None
+        self._non_ascii_lines: list[tuple[int, str]] | None = None
         self._classes_by_line: dict[int, dict[int, Definition]] = {}
 
     def holder(self, name: str, caller: Definition | None, call: ast.Call) -> Holder:
@@ -118,14 +118,14 @@ class LocalNames:
         return self._bindings[key]
 
     def lines_that_may_bind(self, name: str) -> list[int]:
-        """Found once per name; with every line that holds a character outside ASCII (a binding may
+        """Found once per name; with the lines outside ASCII whose NFKC form holds it (a binding may
         spell the name in another Unicode form, which Python reads as the same name)."""
         if name not in self._lines:
-            self._lines[name] = with_non_ascii(lines_that_may_bind(self.text, name), self.non_ascii_lines)
+            self._lines[name] = with_non_ascii(lines_that_may_bind(self.text, name), self.non_ascii_lines, name)
         return self._lines[name]
 
     @property
-    def non_ascii_lines(self) -> list[int]:
+    def non_ascii_lines(self) -> list[tuple[int, str]]:
         if self._non_ascii_lines is None:
             self._non_ascii_lines = non_ascii_lines(self.text)
         return self._non_ascii_lines

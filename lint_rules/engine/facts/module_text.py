@@ -7,6 +7,7 @@ import ast
 import bisect
 import functools
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import AnyStr, TypeGuard
 
@@ -224,7 +225,7 @@ def lines_that_may_bind(text: str, name: str) -> list[int]:
     """Cheaply, from the text: the lines where `name` occurs as a whole word other than as a call
     (`name(`) or an attribute (`.name`), and those of `def name(` and `class name(`: the only lines
     where a statement can bind it as spelled (comments and strings included, so more lines than
-    that; a binding spelled in another Unicode form is on one of the `non_ascii_lines`)."""
+    that; a binding spelled in another Unicode form is found through `non_ascii_lines`)."""
     offsets = []
     for offset in occurrences(text, name, whole_words=True):
         if offset and text[offset - 1] == ".":
@@ -236,17 +237,22 @@ def lines_that_may_bind(text: str, name: str) -> list[int]:
     return lines_of_offsets(text, offsets)
 
 
-def non_ascii_lines(text: str) -> list[int]:
-    """The lines that hold a character outside ASCII."""
+def non_ascii_lines(text: str) -> list[tuple[int, str]]:
+    """Each line that holds a character outside ASCII, with its NFKC form: a name Python reads from
+    another Unicode spelling (`ｆ` is `f`) is written out there."""
     if text.isascii():
         return []
-    return [number for number, line in enumerate(split_lines(text), 1) if not line.isascii()]
+    return [
+        (number, unicodedata.normalize("NFKC", line))
+        for number, line in enumerate(split_lines(text), 1)
+        if not line.isascii()
+    ]
 
 
-def with_non_ascii(found: list[int], non_ascii: list[int]) -> list[int]:
-    """The lines a text search found for a name, and every line outside ASCII: there the name may be
-    spelled in another Unicode form, which Python reads as the same name (`ｆ` is `f`)."""
-    return sorted({*found, *non_ascii}) if non_ascii else found
+def with_non_ascii(found: list[int], non_ascii: list[tuple[int, str]], name: str) -> list[int]:
+    """The lines a text search found for a name, and the lines outside ASCII whose NFKC form holds it."""
+    spelled_otherwise = [number for number, normalized in non_ascii if name in normalized]
+    return sorted({*found, *spelled_otherwise}) if spelled_otherwise else found
 
 
 def after_def_or_class(text: str, offset: int) -> bool:

@@ -8,13 +8,15 @@ nowhere else (not passed, stored, returned, rebound, listed in `__all__` or writ
 and every call passes for the parameter, by position or keyword (or leaves it to a default of
 None), an int-length cache or None, the parameter holds an int-length cache on entry.
 
-A private method (`def _step(self, ids, cache)`, no decorator, of an undecorated module-level class;
-not `__step`, which Python mangles) is taken the same way: every use of its name in the module must
-be a call `self._step(...)` in a method of the class itself, on that method's receiver, never
-rebound, outside a lambda or comprehension (where `self` may be the class, and the call the plain
-function), and no other module of the package may name it. A subclass's call, a call on another
-receiver or through the class, or the method read as a value leaves the parameter unknown. A
-subclass outside the package is code outside it: taken not to call a private name.
+A private method (`def _step(self, ids, cache)`, no decorator, no `__` in its name, which Python
+may mangle) is taken the same way: every use of its name in the module must be a call
+`self._step(...)` in a plain method of the class itself, on that method's receiver, never rebound,
+outside a lambda, comprehension or class body (where `self` may be the class, and the call the plain
+function), and no other module of the package may name it. The class and its bases must be the
+module's own (`class_runs_only_module_code`): a base from outside may call a private hook itself.
+A subclass's call, a call on another receiver or through the class, or the method read as a value
+leaves the parameter unknown. A subclass outside the package is code outside it: taken not to call
+a private name.
 
 What a call passes counts as int-length when it is:
 
@@ -45,7 +47,7 @@ from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_files import parsed_module, read_bytes
-from lint_rules.engine.facts.module_text import own_scope_nodes
+from lint_rules.engine.facts.module_text import bound_names, own_scope_nodes
 from lint_rules.engine.facts.package import package_files, package_top
 from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches
 from lint_rules.engine.flow.never_none import text_of
@@ -143,7 +145,40 @@ class CallerArguments:
             if argument is None or not self.is_int_length_argument(argument, caller, own_scope):
                 return False
             called = True
-        return called and (is_nested(definition) or not named_in_other_modules(self.module.path, node.name))
+        if not called or is_nested(definition):
+            return called
+        if bound and not self.class_runs_only_module_code(definition):
+            return False
+        return not written_as_a_string(self.module.tree, node.name) and not named_in_other_modules(
+            self.module.path, node.name
+        )
+
+    def class_runs_only_module_code(self, method: Definition) -> bool:
+        """The method's class and its bases are this module's own plain classes (`object` at most
+        from outside: a base outside the package may call a private hook, as transformers' beam search
+        calls `self._reorder_cache(...)`), none with a decorator, a metaclass or a hook that reaches
+        methods by name (`__init_subclass__`, `__getattr__`, `__getattribute__`), and the module uses
+        their names only to build, derive from, test or annotate them (`Runner = wrap(Runner)` and
+        `wrap(Runner)` may replace the method's callers)."""
+        lineage = self.module_lineage(method.enclosing_class)
+        return lineage is not None and not any(uses_as_a_value(self.module.tree, cls.name) for cls in lineage)
+
+    def module_lineage(self, cls: ast.ClassDef | None) -> list[ast.ClassDef] | None:
+        lineage: list[ast.ClassDef] = []
+        pending = [cls]
+        while pending:
+            current = pending.pop()
+            if current is None or current.decorator_list or current.keywords:
+                return None
+            if current in lineage:
+                continue
+            if any(isinstance(item, FUNCTION_NODES) and item.name in NAME_HOOKS for item in current.body):
+                return None
+            lineage.append(current)
+            for base in current.bases:
+                if not (isinstance(base, ast.Name) and base.id == "object"):
+                    pending.append(self.module.definitions.classes.get(base.id) if isinstance(base, ast.Name) else None)
+        return lineage
 
     def call_sites(self, definition: Definition) -> Iterator[CallSite | None]:
         """Each call of the function in the module; None for a use of its name that is no call of
@@ -184,6 +219,8 @@ class CallerArguments:
         caller = self.module.definitions.innermost_function_at(call.lineno)
         if not own_scope or caller is None or caller.enclosing_class is not definition.enclosing_class:
             return None  # in a lambda or comprehension, `self` may be another name's
+        if self.in_class_body(caller, call.lineno):
+            return None  # a class body in the method: its names are the class's
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         node = caller.node
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -252,7 +289,7 @@ def is_private_method(definition: Definition) -> bool:
         and isinstance(parent.node, ast.ClassDef)
         and not parent.node.decorator_list
         and definition.name.startswith("_")
-        and not definition.name.startswith("__")
+        and "__" not in definition.name  # `_Runner__step` is what `self.__step` calls in `Runner`
         and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and bool(node.args.posonlyargs or node.args.args)
     )
@@ -267,13 +304,59 @@ def receiver_parameter(definition: Definition) -> str:
         or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     ):
         return ""
-    if any(
-        ex.dotted_name(decorator).rpartition(".")[2] in ("staticmethod", "classmethod")
-        for decorator in node.decorator_list
-    ):
+    if node.name in IMPLICIT_CLASS_METHODS or not all(map(keeps_a_method_plain, node.decorator_list)):
         return ""
     positional = [*node.args.posonlyargs, *node.args.args]
     return positional[0].arg if positional else ""
+
+
+IMPLICIT_CLASS_METHODS = frozenset({"__init_subclass__", "__class_getitem__", "__new__"})
+"""Methods whose first parameter is the class (or, for `__new__`, whatever the caller passes)."""
+NAME_HOOKS = frozenset({"__init_subclass__", "__getattr__", "__getattribute__"})
+"""Hooks that may reach a class's methods by name, or stand for them."""
+PLAIN_METHOD_DECORATORS = frozenset({"no_grad", "inference_mode", "enable_grad"})
+"""`torch.no_grad()` and the like wrap a method and keep it a plain one (called bound on its object)."""
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def keeps_a_method_plain(decorator: ast.expr) -> bool:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    module, _, name = ex.dotted_name(target).rpartition(".")
+    return module == "torch" and name in PLAIN_METHOD_DECORATORS
+
+
+def written_as_a_string(tree: ast.Module, name: str) -> bool:
+    """A string in the module holds the name, however it is spelled (`"_s" "tep"`, `"\\x5fstep"`):
+    `getattr(obj, ...)` may reach the function or method with it."""
+    return any(isinstance(node, ast.Constant) and node.value == name for node in ast.walk(tree))
+
+
+def uses_as_a_value(tree: ast.Module, class_name: str) -> bool:
+    """The module uses the class's name other than to build it (`Runner(...)`), derive from it, test
+    it (`isinstance`, `issubclass`, `super`) or annotate with it."""
+    allowed: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            allowed.add(id(node.func))
+            if ex.dotted_name(node.func) in ("isinstance", "issubclass", "super"):
+                allowed.update(id(argument) for argument in node.args)
+        elif isinstance(node, ast.ClassDef):
+            allowed.update(id(base) for base in node.bases)
+        for annotation in annotations_of(node):
+            allowed.update(id(inner) for inner in ast.walk(annotation))
+    return any(
+        isinstance(node, ast.Name) and node.id == class_name and id(node) not in allowed for node in ast.walk(tree)
+    )
+
+
+def annotations_of(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.arg) and node.annotation is not None:
+        return [node.annotation]
+    if isinstance(node, FUNCTION_NODES) and node.returns is not None:
+        return [node.returns]
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    return []
 
 
 @functools.lru_cache(maxsize=256)
@@ -360,15 +443,12 @@ def all_parameters(function: FunctionNode) -> list[ast.arg]:
 
 
 def rebound_names(function: FunctionNode, module: ModuleFacts) -> frozenset[str]:
-    """The names the function's own body stores or deletes; every name when a function nested in it
-    may rebind one (`nonlocal`)."""
+    """The names the function's own body binds in any form (a store, `del`, an import, a `match`
+    capture, `except ... as`, a nested `def`); every name when a function nested in it may rebind
+    one (`nonlocal`)."""
     if "nonlocal" in text_of(function, module.source):
         return frozenset(argument.arg for argument in all_parameters(function))
-    return frozenset(
-        node.id
-        for node in own_scope_nodes(function)
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
-    )
+    return frozenset(name for node in own_scope_nodes(function) for name in bound_names(node))
 
 
 def int_length_locals(function: FunctionNode, module: ModuleFacts) -> frozenset[str]:

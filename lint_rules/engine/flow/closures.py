@@ -17,7 +17,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_text import own_scope_nodes
+from lint_rules.engine.facts.module_text import bound_names, own_scope_nodes
 from lint_rules.engine.flow.never_none import text_of
 
 
@@ -54,8 +54,8 @@ def names_bound_to_int_length_caches(
             values.setdefault(target.id, []).append(value)
     stores: dict[str, int] = {}
     for node in own_scope_nodes(function):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            stores[node.id] = stores.get(node.id, 0) + 1
+        for name in bound_names(node):  # any binding form: a `match` capture or an import counts too
+            stores[name] = stores.get(name, 0) + 1
     parameters = {argument.arg for argument in ex.arguments_of(function)}
     return frozenset(
         name
