@@ -846,7 +846,39 @@ CONSTRUCTOR_NAME_BOUND_HERE = {
     "a-parameter": "cache = DynamicCache(config, max_cache_len=8)",
     "a-loop-target": "for DynamicCache in (StaticCache,):\n        cache = DynamicCache(config, max_cache_len=8)",
     "an-import-from-another-module": "from zoo.caches import DynamicCache\n\n    cache = DynamicCache(config)",
+    "a-walrus-in-a-comprehension": (
+        "[(DynamicCache := c) for c in [StaticCache]]\n    cache = DynamicCache(config, max_cache_len=8)"
+    ),
 }
+
+BOUND_FOR_EVERY_SCOPE = {
+    "global-in-another-function": "def patch():\n    global DynamicCache\n    DynamicCache = StaticCache\n",
+    "nonlocal-in-a-nested-function": "",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BOUND_FOR_EVERY_SCOPE))
+def test_a_constructor_name_another_scope_rebinds_for_this_one_is_not_the_class(shape: str) -> None:
+    """`global` in one function rebinds the module's name for every function; `nonlocal` in a nested
+    one, the enclosing function's (a local of that name in another function does not:
+    tests/test_alternative_imports.py)."""
+    nested = (
+        "def patch():\n        nonlocal DynamicCache\n        DynamicCache = StaticCache\n\n    patch()\n    "
+        if shape == "nonlocal-in-a-nested-function"
+        else ""
+    )
+    imported = "from transformers import DynamicCache\n\n    " if nested else ""
+    code = f"""\
+from transformers import DynamicCache, StaticCache
+
+{BOUND_FOR_EVERY_SCOPE[shape]}
+
+def generate(ids):
+    {imported}{nested}cache = DynamicCache()
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert [finding.code for finding in analyze_source(code, "m.py")] == ["SLG002"]
 
 
 @pytest.mark.parametrize("shape", sorted(CONSTRUCTOR_NAME_BOUND_HERE))
@@ -922,6 +954,7 @@ class Fast(Runner):
 SUBCLASSES_IN_ANOTHER_MODULE = {
     "binds-the-attribute": ("self.cache = StaticCache(model.config, max_cache_len=8)", ["SLG002"]),
     "binds-another-attribute": ("self.other = StaticCache(model.config, max_cache_len=8)", []),
+    "has-another-base-that-may-bind-it": ("pass", ["SLG002"]),  # `class Fast(Mixin, Runner)`
 }
 
 
@@ -931,13 +964,18 @@ def test_a_subclass_in_another_module_that_binds_the_attribute_makes_it_unknown(
     subclass in another module of the package binds `self.cache` on its own objects (a reader's
     program, 2026-12-05); the twin binds another attribute and stays silent."""
     store, expected = SUBCLASSES_IN_ANOTHER_MODULE[shape]
+    bases = "Mixin, Runner" if shape == "has-another-base-that-may-bind-it" else "Runner"
     fast = f"""\
 from transformers import StaticCache
 
 from pkg.gen import Runner
 
 
-class Fast(Runner):
+class Mixin:
+    pass
+
+
+class Fast({bases}):
     def __init__(self, model):
         super().__init__(model)
         {store}
@@ -945,3 +983,72 @@ class Fast(Runner):
     package = write_package(tmp_path, {"gen": RUNNER_HOLDING_A_CACHE, "fast": fast})
     checked = check_command.check_path(str(package / "gen.py"), check_command.Settings())
     assert [finding.code for finding in checked.findings] == expected
+
+
+# ----- a third reader (2026-12-05): what else may build another cache, or reach a private method ----
+
+BUILDS_ANOTHER_CACHE = {
+    "a-module-class-of-the-imported-name": "class DynamicCache(StaticCache):\n    pass\n",
+    "the-transformers-module-patched": "transformers.DynamicCache = transformers.StaticCache\n",
+    "patched-with-setattr-in-a-function": (
+        "def patch():\n    setattr(transformers, 'DynamicCache', transformers.StaticCache)\n"
+    ),
+    "layers-appended": "",
+    "layers-rebound": "",
+}
+LAYER_CHANGES = {
+    "layers-appended": "cache.layers.append(StaticLayer(8))",
+    "layers-rebound": "cache.layers = [StaticLayer(8)]",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BUILDS_ANOTHER_CACHE))
+def test_a_constructor_that_may_build_another_cache_is_not_an_int(shape: str) -> None:
+    """`DynamicCache()` counts an int only while the name is transformers' class and its layers are
+    its own: a class of that name below the import, the module's patch of transformers, or a
+    layer put in from outside (a `StaticLayer`) make it unknown."""
+    code = f"""\
+import transformers
+from transformers import DynamicCache, StaticCache, StaticLayer
+
+{BUILDS_ANOTHER_CACHE[shape]}
+
+def generate(ids):
+    cache = DynamicCache()
+    {LAYER_CHANGES.get(shape, "pass")}
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert [finding.code for finding in analyze_source(code, "m.py")] == ["SLG002"]
+    twin = code.replace(BUILDS_ANOTHER_CACHE[shape], "").replace(LAYER_CHANGES.get(shape, "pass"), "pass")
+    assert analyze_source(twin, "m.py") == []
+
+
+REFLECTION_ON_THE_CLASS = {
+    "a-computed-getattr": "return getattr(self, '_s' + 'tep')(ids, StaticCache(None, max_cache_len=8))",
+    "the-class-dict": "for f in type(self).__dict__.values():\n            f(self, ids, StaticCache(None, max_cache_len=8))",
+    "dir": "for name in dir(self):\n            getattr(self, name)",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(REFLECTION_ON_THE_CLASS))
+def test_a_private_method_a_lookup_by_computed_name_may_reach_is_reported(shape: str, tmp_path: Path) -> None:
+    """The method's callers are not all written as calls: a lookup of a computed name may reach it."""
+    module = f"""\
+from transformers import DynamicCache, StaticCache
+
+
+class Runner:
+    def generate(self, ids):
+        return self._step(ids, DynamicCache())
+
+    def _step(self, ids, cache):
+        n = cache.get_seq_length()
+        return ids[:, n:]
+
+    def other(self, ids):
+        {REFLECTION_ON_THE_CLASS[shape]}
+"""
+    package = write_package(tmp_path, {"gen": module})
+    checked = check_command.check_path(str(package / "gen.py"), check_command.Settings())
+    assert [finding.code for finding in checked.findings] == ["SLG002"]

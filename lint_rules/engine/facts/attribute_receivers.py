@@ -340,8 +340,8 @@ class ReceiverTyping:
         name = ex.called_name(call)
         owner, _, last = name.rpartition(".")
         builds = last[:1].isupper() or (owner.rpartition(".")[2][:1].isupper() and last.startswith("from_"))
-        if builds and self.bound_locally(name.partition(".")[0], function):
-            return None  # a class the function binds itself (`def add(cache, Layer=Other): Layer()`)
+        if builds and (self.bound_locally(name.partition(".")[0], function) or self.facts.may_build_another(call)):
+            return None  # a class the function binds itself (`def add(cache, Layer=Other): Layer()`), or patched
         if last[:1].isupper():  # a constructor (classes are named in CapWords)
             return self.built(name, builds_without_config(call))
         if builds:  # `DynamicCache.from_legacy_cache(...)`

@@ -371,25 +371,33 @@ SCOPES = (
 def names_bound_in_scopes(tree: ast.Module) -> frozenset[str]:
     """Every name bound in a scope other than the module's own: a parameter, a local, a class body's
     name, a comprehension's variable (a definition's header counted in with its body)."""
-    return frozenset(name for name, _ in scope_bindings(tree))
+    return frozenset(name for name, _, _ in scope_bindings(tree))
 
 
-def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iterator[tuple[str, ast.AST]]:
-    """(name, the node binding it) for `names_bound_in_scopes`; with `lines` (sorted), only the
-    bindings on one of them."""
-    pending: list[tuple[ast.AST, bool]] = [(statement, False) for statement in tree.body]
+def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iterator[tuple[str, ast.AST, ast.AST]]:
+    """(name, the node binding it, the scope it binds it in: a definition, lambda or comprehension,
+    with its header; a walrus in a comprehension binds in the scope around it) for
+    `names_bound_in_scopes`; with `lines` (sorted), only the bindings on one of them."""
+    pending: list[tuple[ast.AST, ast.AST | None, ast.AST | None]] = [(statement, None, None) for statement in tree.body]
     while pending:
-        node, nested = pending.pop()
+        node, scope, outer = pending.pop()
         if lines is not None and not spans_one_of(node, lines):
             continue
-        if isinstance(node, ast.arg):
-            yield node.arg, node
-        elif nested and isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            yield node.id, node
-        elif nested and isinstance(node, DECLARING):
-            yield from ((name, node) for name in declared_names(node))
-        inner = nested or isinstance(node, SCOPES)
-        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+        if scope is not None:
+            if isinstance(node, ast.arg):
+                yield node.arg, node, scope
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                yield node.id, node, scope
+            elif isinstance(node, DECLARING):
+                yield from ((name, node, scope) for name in declared_names(node))
+        if isinstance(node, ast.NamedExpr) and isinstance(scope, COMPREHENSIONS) and isinstance(node.target, ast.Name):
+            yield node.target.id, node, outer if outer is not None else tree
+        inner = node if isinstance(node, SCOPES) else scope
+        around = outer if isinstance(node, COMPREHENSIONS) else inner
+        pending.extend((child, inner, around) for child in ast.iter_child_nodes(node))
+
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def bound_names(statement: ast.stmt) -> list[str]:

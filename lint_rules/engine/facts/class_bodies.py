@@ -24,10 +24,15 @@ from lint_rules.engine.facts.attribute_stores import Store as AttributeStore
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
 from lint_rules.engine.facts.binding_forms import expression_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
-from lint_rules.engine.facts.definitions import Definition, class_lineage
+from lint_rules.engine.facts.definitions import Definition, class_lineage, statements_at_lines
 from lint_rules.engine.facts.imports import imported_names
 from lint_rules.engine.facts.module_names import ModuleNames
-from lint_rules.engine.facts.module_text import follows_identifier, lines_that_may_bind, may_nest_classes
+from lint_rules.engine.facts.module_text import (
+    follows_identifier,
+    lines_of_offsets,
+    lines_that_may_bind,
+    may_nest_classes,
+)
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
     OutsideCounts,
@@ -54,6 +59,31 @@ class ReadClasses:
         self.int_attributes: dict[int, frozenset[str]] = {}
         self.tensor_attributes: dict[int, frozenset[str]] = {}
         self.bindings: dict[int, AttributeBindings] = {}
+
+
+LAYERS_CHANGED = re.compile(
+    r"([A-Za-z_][\w.]*)\s*\.\s*layers\s*(?:\.\s*(?:append|insert|extend|__setitem__)\s*\(|\[[^\]\n]*\]\s*=(?!=)|\+=|=(?!=))"
+)
+"""A change to `X.layers` in the text (the receiver `X` in group 1)."""
+
+
+def is_named_setattr(node: ast.AST, name: str) -> bool:
+    """`setattr(obj, "name", value)` (or `delattr`)."""
+    return (
+        isinstance(node, ast.Call)
+        and ex.dotted_name(node.func) in ("setattr", "delattr")
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and node.args[1].value == name
+    )
+
+
+def spans(outer: ast.AST, inner: ast.AST) -> bool:
+    """`inner` lies within `outer`'s source span."""
+    start = (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0))
+    end = (getattr(outer, "end_lineno", None) or start[0], getattr(outer, "end_col_offset", None) or 0)
+    at = (getattr(inner, "lineno", 0), getattr(inner, "col_offset", 0))
+    return start <= at <= end
 
 
 class ClassBodies(ModuleNames):
@@ -318,24 +348,31 @@ class ClassBodies(ModuleNames):
             and self.has_own_receiver(method)
         )
 
-    def bound_in_a_scope(self, name: str) -> bool:
-        """Whether a scope other than the module's own binds `name` (`rebound_names`), read only on
-        the lines where the text may bind it: `DynamicCache = StaticCache` in a function, or a
-        parameter of that name, makes the constructors of that name there build something else. An
-        import there of what the class facts take the name for (`imports`, `function_imports`) is
-        that class itself."""
-        if name not in self._bound_in_a_scope:
+    def bound_in_a_scope(self, name: str, at: ast.AST) -> bool:
+        """Whether a scope other than the module's own that holds `at` binds `name`: `DynamicCache =
+        StaticCache` in a function, or a parameter of that name, makes the constructors of that name
+        there build something else (any code of the scope's lines counts, its methods and header
+        too). An import there of what the class facts take the name for (`imports`,
+        `function_imports`) is that class itself."""
+        return any(scope is None or spans(scope, at) for scope in self.scopes_binding(name))
+
+    def scopes_binding(self, name: str) -> list[ast.AST | None]:
+        """The scopes that bind `name` otherwise than as the module's names resolve it, found once
+        per name on the lines where the text may bind it; None for a binding that may reach every
+        scope (`global`, `nonlocal`, or the module's, from a walrus in a comprehension there)."""
+        if name not in self._scopes_binding:
             text = self.own_str()
-            if text is None:
-                found = name in self.rebound_names
-            else:
-                lines = lines_that_may_bind(text, name)
-                found = bool(lines) and any(
-                    bound == name and not self.imports_as_resolved(node, name)
-                    for bound, node in scope_bindings(self.tree, lines)
-                )
-            self._bound_in_a_scope[name] = found
-        return self._bound_in_a_scope[name]
+            lines = lines_that_may_bind(text, name) if text is not None else None
+            self._scopes_binding[name] = [
+                None if isinstance(node, (ast.Global, ast.Nonlocal)) or scope is self.tree else scope
+                for bound, node, scope in (scope_bindings(self.tree, lines) if lines != [] else ())
+                if bound == name and not self.imports_as_resolved(node, name)
+            ]
+        return self._scopes_binding[name]
+
+    @functools.cached_property
+    def _scopes_binding(self) -> dict[str, list[ast.AST | None]]:
+        return {}
 
     def imports_as_resolved(self, node: ast.AST, name: str) -> bool:
         """`node` is an import binding `name` to what the module's names resolve it to."""
@@ -346,9 +383,40 @@ class ClassBodies(ModuleNames):
         resolved = self.imports().get(name) or self.function_imports().get(name)
         return resolved is not None and origin.get(name) == resolved
 
+    def stored_as_an_attribute(self, name: str) -> bool:
+        """Whether the module binds `name` as an attribute of some object (`transformers.DynamicCache =
+        StaticCache`, `setattr(t, "DynamicCache", ...)`, in any scope): the class a later lookup or
+        import of that name gives is then another. Read only on the lines where `name` follows a dot
+        or stands in quotes."""
+        if name not in self._stored_as_an_attribute:
+            self._stored_as_an_attribute[name] = self.binds_as_an_attribute(name)
+        return self._stored_as_an_attribute[name]
+
     @functools.cached_property
-    def _bound_in_a_scope(self) -> dict[str, bool]:
+    def _stored_as_an_attribute(self) -> dict[str, bool]:
         return {}
+
+    def binds_as_an_attribute(self, name: str) -> bool:
+        text = self.own_str()
+        if text is None:
+            return True
+        pattern = rf"\.\s*{re.escape(name)}\b|[\"']{re.escape(name)}[\"']"
+        lines = lines_of_offsets(text, [match.start() for match in re.finditer(pattern, text)])
+        return any(
+            (isinstance(node, ast.Attribute) and node.attr == name and not isinstance(node.ctx, ast.Load))
+            or is_named_setattr(node, name)
+            for statements in statements_at_lines(self.tree.body, lines).values()
+            for statement in statements
+            for node in ast.walk(statement)
+        )
+
+    @functools.cached_property
+    def mutates_layers_from_outside(self) -> bool:
+        """Some code of the module puts into, or rebinds, the layers of an object other than a
+        method's own (`cache.layers.append(StaticLayer(8))`, `cache.layers = [...]`,
+        `cache.layers[0] = ...`): a transformers cache built here may then hold other layers."""
+        text = self.own_str()
+        return text is None or any(match.group(1) != "self" for match in LAYERS_CHANGED.finditer(text))
 
     @functools.cached_property
     def rebound_names(self) -> frozenset[str]:

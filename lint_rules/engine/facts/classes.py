@@ -566,9 +566,22 @@ class ClassFacts(ClassProperties):
         if not isinstance(value, ast.Call):
             return ""
         kind = self.unless_replaced(self.called_class_kind(value, known_kind))
-        if kind == INT_LENGTH and self.bound_in_a_scope(ex.called_name(value).partition(".")[0]):
-            return ""  # `DynamicCache = StaticCache` in some function of the module
-        return kind
+        return "" if kind == INT_LENGTH and self.may_build_another(value) else kind
+
+    def may_build_another(self, call: ast.Call) -> bool:
+        """The constructor `call` (`DynamicCache()`, `DynamicCache.from_legacy_cache(...)`) may build another
+        class, or a transformers cache whose layers are changed, here: its name is bound in a scope
+        other than the module's (`DynamicCache = StaticCache` in a function) or stored as an
+        attribute (`transformers.DynamicCache = StaticCache`), or the module changes the layers of a
+        transformers cache it holds (`cache.layers.append(StaticLayer(8))`)."""
+        called = ex.called_name(call)
+        root = called.partition(".")[0]
+        class_name = called.rpartition(".")[0] if called.rpartition(".")[2].startswith("from_") else called
+        return (
+            self.bound_in_a_scope(root, call)
+            or self.stored_as_an_attribute(class_name.rpartition(".")[2])
+            or (bool(self.transformers_class_named(class_name)) and self.mutates_layers_from_outside)
+        )
 
     def called_class_kind(self, value: ast.Call, known_kind: KnownKind) -> str:
         name = ex.called_name(value)

@@ -303,13 +303,15 @@ def binds_elsewhere(facts: ClassFacts, cls: ast.ClassDef, attribute: str) -> boo
     family = frozenset({cls.name} | {subclass.name for subclass in subclasses})
     if stored_elsewhere(facts, root / module.partition(".")[0], here, frozenset({attribute}), family):
         return True
-    return any(subclass_binds(facts, subclass, attribute) for subclass in subclasses if subclass.module != here)
+    return any(subclass_binds(facts, subclass, attribute, family) for subclass in subclasses if subclass.module != here)
 
 
-def subclass_binds(facts: ClassFacts, subclass: SubclassName, attribute: str) -> bool:
+def subclass_binds(facts: ClassFacts, subclass: SubclassName, attribute: str, family: frozenset[str]) -> bool:
+    """The subclass binds the attribute, or may through another base (`class Fast(Mixin, Runner)`,
+    whose `Mixin.__init__` binds it): a base outside the family makes it unknown."""
     other = facts.other_module(subclass.module)
     node = other.classes.get(subclass.name) if other is not None else None
-    if other is None or node is None:
+    if other is None or node is None or not all(known & (family | NEUTRAL_BASES) for known in subclass.bases):
         return True
     bindings = other.bindings(node)
     return (

@@ -151,6 +151,8 @@ class ModuleNames:
             return named.pop() if not prefix and len(named) == 1 else ""
         if prefix:
             return last if self.names_transformers_module(prefix) else ""
+        if name in self.classes:
+            return ""  # `class DynamicCache(StaticCache)` after the import: which one holds is not read here
         imported = self.imports().get(name) or self.function_imports().get(name)
         return imported[1] if imported is not None and is_transformers_module(imported[0]) else ""
 

@@ -149,7 +149,7 @@ class CallerArguments:
             return called
         if bound and not self.class_runs_only_module_code(definition):
             return False
-        return not written_as_a_string(self.module.tree, node.name) and not named_in_other_modules(
+        return not reached_by_name(self.module.tree, node.name) and not named_in_other_modules(
             self.module.path, node.name
         )
 
@@ -325,10 +325,26 @@ def keeps_a_method_plain(decorator: ast.expr) -> bool:
     return module == "torch" and name in PLAIN_METHOD_DECORATORS
 
 
-def written_as_a_string(tree: ast.Module, name: str) -> bool:
-    """A string in the module holds the name, however it is spelled (`"_s" "tep"`, `"\\x5fstep"`):
-    `getattr(obj, ...)` may reach the function or method with it."""
-    return any(isinstance(node, ast.Constant) and node.value == name for node in ast.walk(tree))
+def reached_by_name(tree: ast.Module, name: str) -> bool:
+    """The module may reach the function or method by a name it does not write as code: a string
+    that holds it, however spelled (`"_s" "tep"`, `"\\x5fstep"`), or a lookup of a computed name
+    (`getattr(obj, "_s" + "tep")`, `vars(...)`, `dir(...)`, `globals()`, `obj.__dict__`,
+    `inspect.getmembers(...)`)."""
+    return any(
+        (isinstance(node, ast.Constant) and node.value == name) or looks_up_a_computed_name(node)
+        for node in ast.walk(tree)
+    )
+
+
+def looks_up_a_computed_name(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__"
+    if not isinstance(node, ast.Call):
+        return False
+    called = ex.dotted_name(node.func).rpartition(".")[2]
+    if called in ("getattr", "setattr", "delattr", "hasattr"):
+        return len(node.args) < 2 or not isinstance(node.args[1], ast.Constant)
+    return called in ("vars", "dir", "globals", "locals", "getmembers")
 
 
 def uses_as_a_value(tree: ast.Module, class_name: str) -> bool:
