@@ -1028,6 +1028,12 @@ REFLECTION_ON_THE_CLASS = {
     "a-computed-getattr": "return getattr(self, '_s' + 'tep')(ids, StaticCache(None, max_cache_len=8))",
     "the-class-dict": "for f in type(self).__dict__.values():\n            f(self, ids, StaticCache(None, max_cache_len=8))",
     "dir": "for name in dir(self):\n            getattr(self, name)",
+    "methodcaller": "operator.methodcaller(name, ids, StaticCache(None, max_cache_len=8))(self)",
+    "attrgetter": "operator.attrgetter(name)(self)(ids, StaticCache(None, max_cache_len=8))",
+    "getattribute": "self.__getattribute__(name)(ids, StaticCache(None, max_cache_len=8))",
+    "getattr-aliased": "g = getattr\n        g(self, name)(ids, StaticCache(None, max_cache_len=8))",
+    "getattr-handed-on": "list(map(getattr, [self], [name]))[0](ids, StaticCache(None, max_cache_len=8))",
+    "eval": "eval('self.' + name)(ids, StaticCache(None, max_cache_len=8))",
 }
 
 
@@ -1035,6 +1041,8 @@ REFLECTION_ON_THE_CLASS = {
 def test_a_private_method_a_lookup_by_computed_name_may_reach_is_reported(shape: str, tmp_path: Path) -> None:
     """The method's callers are not all written as calls: a lookup of a computed name may reach it."""
     module = f"""\
+import operator
+
 from transformers import DynamicCache, StaticCache
 
 
@@ -1046,9 +1054,192 @@ class Runner:
         n = cache.get_seq_length()
         return ids[:, n:]
 
-    def other(self, ids):
+    def other(self, ids, name):
         {REFLECTION_ON_THE_CLASS[shape]}
 """
     package = write_package(tmp_path, {"gen": module})
     checked = check_command.check_path(str(package / "gen.py"), check_command.Settings())
     assert [finding.code for finding in checked.findings] == ["SLG002"]
+
+
+# ----- a fourth reader (2026-12-05): headers, layers changed in place, patches, lookups ---------
+
+
+def codes_in(code: str) -> list[str]:
+    return [finding.code for finding in analyze_source(code, "m.py")]
+
+
+WALRUS_IN_A_HEADER = {
+    "a-default": "def helper(_x=(DynamicCache := StaticCache)):\n        pass",
+    "an-annotation": "def helper(_x: (DynamicCache := StaticCache)):\n        pass",
+    "a-return-annotation": "def helper() -> (DynamicCache := StaticCache):\n        pass",
+    "a-class-base": "class Helper((DynamicCache := StaticCache)):\n        pass",
+    "a-lambda-default": "helper = lambda _x=(DynamicCache := StaticCache): _x",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WALRUS_IN_A_HEADER))
+def test_a_walrus_in_a_nested_header_binds_the_enclosing_function(shape: str) -> None:
+    """A nested definition's header runs in the function around it: its walrus rebinds the name there."""
+    code = f"""\
+from transformers import DynamicCache, StaticCache
+
+
+def step(ids):
+    {WALRUS_IN_A_HEADER[shape]}
+    cache = DynamicCache()
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert codes_in(code) == ["SLG002"]
+
+
+LAYERS_CHANGED_HERE = {
+    "append": "cache.layers.append(StaticLayer(8))",
+    "nested-index": "cache.layers[i[0]] = StaticLayer(8)",
+    "index-over-two-lines": "cache.layers[\n        0] = StaticLayer(8)",
+    "annotated": "cache.layers: list = [StaticLayer(8)]",
+    "tuple-target": "cache.layers, x = [StaticLayer(8)], 1",
+    "for-target": "for cache.layers in [[StaticLayer(8)]]: pass",
+    "with-target": "with ctx as cache.layers: pass",
+    "parenthesised-receiver": "(cache).layers.append(StaticLayer(8))",
+    "line-continuation": "cache.layers \\\n        .append(StaticLayer(8))",
+    "handed-to-a-function": "list.append(cache.layers, StaticLayer(8))",
+    "setattr": "setattr(cache, 'layers', [StaticLayer(8)])",
+    "object-setattr": "object.__setattr__(cache, 'layers', [StaticLayer(8)])",
+    "vars": "vars(cache)['layers'] = [StaticLayer(8)]",
+    "getattr": "getattr(cache, 'layers').append(StaticLayer(8))",
+    "an-alias": "ls = cache.layers\n    ls.append(StaticLayer(8))",
+    "a-wrapped-cache": "cache.self_attention_cache.layers.append(StaticLayer(8))",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(LAYERS_CHANGED_HERE))
+def test_a_transformers_cache_whose_layers_the_function_changes_is_not_an_int(shape: str) -> None:
+    """`DynamicCache()` counts an int through its own layers: a layer put in, or its list rebound or
+    handed on, may count a tensor (a `StaticLayer`)."""
+    built = "EncoderDecoderCache(DynamicCache(), DynamicCache())" if shape == "a-wrapped-cache" else "DynamicCache()"
+    code = f"""\
+from transformers import DynamicCache, EncoderDecoderCache, StaticLayer
+
+
+def step(ids, ctx, i):
+    cache = {built}
+    {LAYERS_CHANGED_HERE[shape]}
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert codes_in(code) == ["SLG002"]
+
+
+def test_a_layers_list_only_read_or_another_objects_changed_keeps_the_int() -> None:
+    """The twins: `len(cache.layers)`, a model's own `layers` cut down, `self.layers` in a method."""
+    code = """\
+from transformers import DynamicCache
+
+
+def draft(model, k):
+    model.model.layers = model.model.layers[:k]
+    return model
+
+
+class Stack:
+    def __init__(self):
+        self.layers = []
+
+    def add(self, layer):
+        self.layers.append(layer)
+
+
+def step(ids):
+    cache = DynamicCache()
+    if len(cache.layers) > 2:
+        return ids
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert analyze_source(code, "m.py") == []
+
+
+MODULE_PATCHED = {
+    "concatenated-name": "setattr(transformers, 'Dynamic' 'Cache', StaticCache)",
+    "escaped-name": "setattr(transformers, '\\x44ynamicCache', StaticCache)",
+    "computed-name": "setattr(transformers, name, StaticCache)",
+    "dunder-setattr": "transformers.__setattr__('DynamicCache', StaticCache)",
+    "object-setattr": "object.__setattr__(transformers, 'DynamicCache', StaticCache)",
+    "vars": "vars(transformers)['DynamicCache'] = StaticCache",
+    "module-dict": "transformers.__dict__['DynamicCache'] = StaticCache",
+    "module-dict-update": "transformers.__dict__.update(DynamicCache=StaticCache)",
+    "line-continuation": "transformers.\\\nDynamicCache = StaticCache",
+    "one-line-for": "for transformers.DynamicCache in [StaticCache]: pass",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(MODULE_PATCHED))
+def test_a_transformers_class_the_module_patches_is_not_the_class(shape: str) -> None:
+    code = f"""\
+import transformers
+from transformers import StaticCache
+
+name = "DynamicCache"
+{MODULE_PATCHED[shape]}
+
+
+def step(ids):
+    cache = transformers.DynamicCache()
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert codes_in(code) == ["SLG002"]
+
+
+def test_setattr_on_its_own_object_and_another_path_to_the_class_change_nothing() -> None:
+    """The twins: `setattr(self, key, value)` binds the object's own attributes; a function's import
+    of `transformers.cache_utils.DynamicCache` is the class the module imports from `transformers`."""
+    code = """\
+from transformers import DynamicCache
+
+
+class Config:
+    def __init__(self, **kwargs):
+        for key, value in kwargs.items():
+            setattr(self, key, value)
+
+
+def step(ids):
+    from transformers.cache_utils import DynamicCache
+
+    cache = DynamicCache()
+    n = cache.get_seq_length()
+    return ids[:, n:]
+
+
+def other(ids):
+    from transformers import DynamicCache
+
+    cache = DynamicCache()
+    n = cache.get_seq_length()
+    return ids[:, n:]
+"""
+    assert analyze_source(code, "m.py") == []
+
+
+def test_a_call_in_a_one_line_compound_header_reaches_its_callee() -> None:
+    """`for x in helper(ids, cache): pass` in a `forward`: the statement found at the line was the inner
+    `pass` alone, and the helper was taken for host code (its guard a graph break)."""
+    code = """\
+import torch
+
+
+def helper(ids, cache):
+    n = cache.get_seq_length()
+    return ids[:, n:]
+
+
+class Model(torch.nn.Module):
+    def forward(self, ids, cache):
+        for x in helper(ids, cache): pass
+        return ids
+"""
+    [finding] = analyze_source(code, "m.py")
+    assert finding.compiled_region == "called from Model.forward (line 11)"

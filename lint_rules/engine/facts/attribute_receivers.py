@@ -189,6 +189,7 @@ class ReceiverTyping:
         self._orders: dict[int, list[tuple[ClassView, ast.ClassDef]] | None] = {}
         self.receivers: dict[tuple[int, int], str] = {}
         self._names_around: dict[int, set[str]] = {}
+        self._layers_changed: dict[int, frozenset[str]] = {}
 
     def forget_classes(self) -> None:
         """Drop the answers that name classes (with their modules' facts): a strong reference to a
@@ -257,12 +258,23 @@ class ReceiverTyping:
         if function is None:
             return frozenset({(self.facts, cls.name)}) if cls is not None and name == "self" else None
         bindings = self.function_bindings(function).get(name)
+        if name in self.layers_changed(function):
+            return None  # `cache.layers.append(StaticLayer(8))`: whatever its class, it counts its layers
         if not bindings:
             enclosing = self.enclosing.get(id(function))  # a free name of a nested function: its binder's
             return self.name(name, enclosing[1], enclosing[0], depth + 1) if enclosing is not None else None
         if name == "self" and cls is not None and self.is_method_self(function, cls, bindings):
             return frozenset({(self.facts, cls.name)})
         return union(self.binding(binding, cls, function, depth) for binding in bindings)
+
+    def layers_changed(self, function: FunctionNode) -> frozenset[str]:
+        """The receivers whose layers the function (nested scopes too) may change (`ex.layers_changed_at`)."""
+        key = id(function)
+        if key not in self._layers_changed:
+            self._layers_changed[key] = frozenset(
+                receiver for node in ast.walk(function) for receiver in ex.layers_changed_at(node)
+            )
+        return self._layers_changed[key]
 
     def is_method_self(self, function: FunctionNode, cls: ast.ClassDef, bindings: list[NameBinding]) -> bool:
         """`self` is the method's first parameter, never rebound, in a method of `cls` (not a static one)."""

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import module_level_statements, statements_within
-from lint_rules.engine.facts.module_text import spans_one_of
+from lint_rules.engine.facts.module_text import header_of, spans_one_of
 
 ADDING_METHODS = {"append": 0, "insert": 1}
 """Container methods that put one object in, and the position of that object among their arguments."""
@@ -376,7 +376,8 @@ def names_bound_in_scopes(tree: ast.Module) -> frozenset[str]:
 
 def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iterator[tuple[str, ast.AST, ast.AST]]:
     """(name, the node binding it, the scope it binds it in: a definition, lambda or comprehension,
-    with its header; a walrus in a comprehension binds in the scope around it) for
+    its header counted in with it and with the scope around it, where Python evaluates it; a walrus
+    in a comprehension binds in the scope around it) for
     `names_bound_in_scopes`; with `lines` (sorted), only the bindings on one of them."""
     pending: list[tuple[ast.AST, ast.AST | None, ast.AST | None]] = [(statement, None, None) for statement in tree.body]
     while pending:
@@ -395,6 +396,8 @@ def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iter
         inner = node if isinstance(node, SCOPES) else scope
         around = outer if isinstance(node, COMPREHENSIONS) else inner
         pending.extend((child, inner, around) for child in ast.iter_child_nodes(node))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend((part, scope, outer) for part in header_of(node))  # evaluated around it
 
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

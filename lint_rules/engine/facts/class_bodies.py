@@ -29,6 +29,7 @@ from lint_rules.engine.facts.imports import imported_names
 from lint_rules.engine.facts.module_names import ModuleNames
 from lint_rules.engine.facts.module_text import (
     follows_identifier,
+    lines_mentioning,
     lines_of_offsets,
     lines_that_may_bind,
     may_nest_classes,
@@ -61,21 +62,49 @@ class ReadClasses:
         self.bindings: dict[int, AttributeBindings] = {}
 
 
-LAYERS_CHANGED = re.compile(
-    r"([A-Za-z_][\w.]*)\s*\.\s*layers\s*(?:\.\s*(?:append|insert|extend|__setitem__)\s*\(|\[[^\]\n]*\]\s*=(?!=)|\+=|=(?!=))"
-)
-"""A change to `X.layers` in the text (the receiver `X` in group 1)."""
+ATTRIBUTE_STORE_WORDS = re.compile(r"setattr|__dict__|\bvars\s*\(")
+"""Where an attribute may be bound without its name written after a dot."""
 
 
-def is_named_setattr(node: ast.AST, name: str) -> bool:
-    """`setattr(obj, "name", value)` (or `delattr`)."""
+def stores_attribute(node: ast.AST, name: str) -> bool:
+    """`obj.name = v` (any store or `del`), or a store whose name may be `name`: `setattr(obj, n, v)`
+    (`__setattr__`, `delattr`) with that name or one computed, and any store into `obj.__dict__` or
+    `vars(obj)` (`[k] = v`, `.update(...)`)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == name and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.Subscript):
+        return is_attribute_table(node.value) and not isinstance(node.ctx, ast.Load)
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in ("update", "__setitem__", "setdefault"):
+        return is_attribute_table(func.value)
+    if ex.dotted_name(func).rpartition(".")[2] not in ("setattr", "delattr", "__setattr__", "__delattr__"):
+        return False
+    target = node.args[0] if node.args else None
+    named = node.args[1] if len(node.args) >= 2 else None
+    if isinstance(named, ast.Constant):
+        return named.value == name
+    value = node.args[2] if len(node.args) >= 3 else None
+    if isinstance(value, ast.Constant):
+        return False  # a literal is no class: `setattr(cache, name, 0)`
+    return not is_own_object(target)  # `setattr(self, key, value)` binds its own object's attributes
+
+
+def is_attribute_table(node: ast.expr) -> bool:
+    """`obj.__dict__` or `vars(obj)`, of an object other than a method's own."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__" and not is_own_object(node.value)
     return (
         isinstance(node, ast.Call)
-        and ex.dotted_name(node.func) in ("setattr", "delattr")
-        and len(node.args) >= 2
-        and isinstance(node.args[1], ast.Constant)
-        and node.args[1].value == name
+        and ex.dotted_name(node.func) == "vars"
+        and not is_own_object(next(iter(node.args), None))
     )
+
+
+def is_own_object(node: ast.expr | None) -> bool:
+    """`self`: a method's object, not a module or class whose names a constructor is looked up in."""
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def spans(outer: ast.AST, inner: ast.AST) -> bool:
@@ -381,7 +410,11 @@ class ClassBodies(ModuleNames):
         module, _ = self.module
         origin = imported_names(ast.Module(body=[node], type_ignores=[]), module, self.path.endswith("__init__.py"))
         resolved = self.imports().get(name) or self.function_imports().get(name)
-        return resolved is not None and origin.get(name) == resolved
+        found = origin.get(name)
+        if resolved is None or found is None:
+            return False
+        same_transformers_class = is_transformers_module(found[0]) and is_transformers_module(resolved[0])
+        return found == resolved or (same_transformers_class and found[1] == resolved[1])  # `transformers.cache_utils`
 
     def stored_as_an_attribute(self, name: str) -> bool:
         """Whether the module binds `name` as an attribute of some object (`transformers.DynamicCache =
@@ -400,23 +433,14 @@ class ClassBodies(ModuleNames):
         text = self.own_str()
         if text is None:
             return True
-        pattern = rf"\.\s*{re.escape(name)}\b|[\"']{re.escape(name)}[\"']"
-        lines = lines_of_offsets(text, [match.start() for match in re.finditer(pattern, text)])
+        lines = lines_of_offsets(text, [match.start() for match in ATTRIBUTE_STORE_WORDS.finditer(text)])
+        lines = sorted({*lines, *lines_mentioning(text, [name], whole_words=True)})
         return any(
-            (isinstance(node, ast.Attribute) and node.attr == name and not isinstance(node.ctx, ast.Load))
-            or is_named_setattr(node, name)
+            stores_attribute(node, name)
             for statements in statements_at_lines(self.tree.body, lines).values()
             for statement in statements
             for node in ast.walk(statement)
         )
-
-    @functools.cached_property
-    def mutates_layers_from_outside(self) -> bool:
-        """Some code of the module puts into, or rebinds, the layers of an object other than a
-        method's own (`cache.layers.append(StaticLayer(8))`, `cache.layers = [...]`,
-        `cache.layers[0] = ...`): a transformers cache built here may then hold other layers."""
-        text = self.own_str()
-        return text is None or any(match.group(1) != "self" for match in LAYERS_CHANGED.finditer(text))
 
     @functools.cached_property
     def rebound_names(self) -> frozenset[str]:

@@ -570,18 +570,14 @@ class ClassFacts(ClassProperties):
 
     def may_build_another(self, call: ast.Call) -> bool:
         """The constructor `call` (`DynamicCache()`, `DynamicCache.from_legacy_cache(...)`) may build another
-        class, or a transformers cache whose layers are changed, here: its name is bound in a scope
-        other than the module's (`DynamicCache = StaticCache` in a function) or stored as an
-        attribute (`transformers.DynamicCache = StaticCache`), or the module changes the layers of a
-        transformers cache it holds (`cache.layers.append(StaticLayer(8))`)."""
+        class here: its name is bound in the scope it is written in or one around it (`DynamicCache =
+        StaticCache` in the function), or stored as an attribute (`transformers.DynamicCache =
+        StaticCache`). (A cache whose layers the function changes, `cache.layers.append(...)`, is
+        dropped by the walk: `walker.forget_changed_layers`.)"""
         called = ex.called_name(call)
         root = called.partition(".")[0]
         class_name = called.rpartition(".")[0] if called.rpartition(".")[2].startswith("from_") else called
-        return (
-            self.bound_in_a_scope(root, call)
-            or self.stored_as_an_attribute(class_name.rpartition(".")[2])
-            or (bool(self.transformers_class_named(class_name)) and self.mutates_layers_from_outside)
-        )
+        return self.bound_in_a_scope(root, call) or self.stored_as_an_attribute(class_name.rpartition(".")[2])
 
     def called_class_kind(self, value: ast.Call, known_kind: KnownKind) -> str:
         name = ex.called_name(value)

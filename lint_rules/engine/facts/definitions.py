@@ -215,12 +215,39 @@ def blocks_of(statement: ast.stmt, fields: tuple[str, ...]) -> list[Sequence[ast
 
 
 def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
-    """The innermost statements of `body` (looking into compound statements) that span `line`."""
+    """The innermost statements of `body` (looking into compound statements) that span `line`, and
+    a compound statement whose header may share the line with them (`for x in f(y): pass`)."""
     for statement in body:
         if not spans_line(statement, line):
             continue
-        found = [found for block in inner_blocks(statement) for found in statements_at(block, line)]
+        blocks = inner_blocks(statement)
+        found = [found for block in blocks for found in statements_at(block, line)]
         yield from found or [statement]
+        if found and header_may_reach(statement, blocks, line):
+            yield statement
+
+
+def header_may_reach(statement: ast.stmt, blocks: list[Sequence[ast.stmt]], line: int) -> bool:
+    """The compound statement's header (its test, iterator, items, a definition's decorators and
+    defaults) holds code on `line`, which a statement of its blocks starts on too."""
+    starts = [first_line_of(block[0]) for block in blocks if block]
+    return bool(starts) and line <= min(starts) and line <= last_header_line(statement)
+
+
+def last_header_line(statement: ast.stmt) -> int:
+    fields = block_fields(type(statement))
+    return max(
+        (
+            node.end_lineno or node.lineno
+            for field, value in ast.iter_fields(statement)
+            if field not in fields
+            for item in (value if isinstance(value, list) else [value])
+            if isinstance(item, ast.AST)
+            for node in ast.walk(item)
+            if isinstance(node, (ast.expr, ast.stmt, ast.arg))
+        ),
+        default=0,
+    )
 
 
 def statements_spanning(block: Sequence[ast.stmt], line: int) -> list[ast.stmt]:
@@ -244,11 +271,15 @@ def statements_at_lines(body: Sequence[ast.stmt], lines: Sequence[int]) -> dict[
         if not inside:
             continue
         inner: dict[int, list[ast.stmt]] = {}
-        for block in inner_blocks(statement):
+        blocks = inner_blocks(statement)
+        for block in blocks:
             for line, statements in statements_at_lines(block, inside).items():
                 inner.setdefault(line, []).extend(statements)
         for line in inside:
-            found.setdefault(line, []).extend(inner.get(line) or [statement])
+            at_line = inner.get(line)
+            found.setdefault(line, []).extend(at_line or [statement])
+            if at_line and header_may_reach(statement, blocks, line):
+                found[line].append(statement)
     return found
 
 

@@ -327,3 +327,65 @@ def unpacked_pairs(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, as
     if after:
         pairs += list(zip(target.elts[star + 1 :], value.elts[-after:], strict=True))
     return pairs
+
+
+LAYERS = "layers"
+"""The attribute a transformers cache keeps its layers in: what it counts with."""
+
+
+def layers_changed_at(node: ast.AST) -> list[str]:
+    """The receivers (dotted, with each prefix: changing `cache.self_attention_cache`'s layers changes
+    `cache`'s count) whose `layers` the node may change or hand on: `cache.layers = ...`,
+    `cache.layers[0] = ...`, `cache.layers.append(...)` (any method), `f(cache.layers)` (but `len`),
+    `ls = cache.layers`, `cache.__dict__`, and `setattr`/`getattr`/`vars` given the receiver with a
+    name that may be `layers` (`getattr(cache, "layers").append(...)`)."""
+    receivers = [dotted_name(receiver) for receiver in layers_receivers(node)]
+    return [prefix for receiver in receivers for prefix in prefixes(receiver)]
+
+
+def layers_receivers(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Attribute):
+        changed = node.attr == LAYERS and not isinstance(node.ctx, ast.Load)
+        return [node.value] if changed or node.attr == "__dict__" else []
+    if isinstance(node, ast.Subscript):
+        return (
+            [node.value.value]
+            if isinstance(node.value, ast.Attribute) and is_layers(node.value) and not isinstance(node.ctx, ast.Load)
+            else []
+        )
+    if isinstance(node, (ast.Assign, ast.NamedExpr, ast.AnnAssign)):
+        return [node.value.value] if isinstance(node.value, ast.Attribute) and is_layers(node.value) else []
+    if isinstance(node, ast.Call):
+        return called_on_layers(node)
+    return []
+
+
+def called_on_layers(call: ast.Call) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and is_layers(func.value):
+        found.append(func.value.value)
+    handed = [unstarred(argument) for argument in [*call.args, *(keyword.value for keyword in call.keywords)]]
+    if dotted_name(func) != "len":
+        found += [argument.value for argument in handed if isinstance(argument, ast.Attribute) and is_layers(argument)]
+    if dotted_name(func).rpartition(".")[2] in NAMED_ATTRIBUTE_CALLS and handed:
+        name = call.args[1] if len(call.args) > 1 else None
+        if not (isinstance(name, ast.Constant) and name.value != LAYERS):
+            found.append(handed[0])
+    return found
+
+
+NAMED_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr", "__setattr__", "vars"})
+
+
+def prefixes(dotted: str) -> list[str]:
+    parts = dotted.split(".") if dotted else []
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
+
+
+def is_layers(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == LAYERS
+
+
+def unstarred(node: ast.expr) -> ast.expr:
+    return node.value if isinstance(node, ast.Starred) else node

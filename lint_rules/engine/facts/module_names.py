@@ -109,8 +109,13 @@ class ModuleNames:
                 statements = ast.Module(body=list(nested_imports(body)), type_ignores=[])
                 for local, origin in imported_names(statements, name, self.path.endswith("__init__.py")).items():
                     found.setdefault(local, set()).add(origin)
-            # a name two functions import from different places means nothing module-wide
-            self._function_imports = {local: origins.pop() for local, origins in found.items() if len(origins) == 1}
+            # a name two functions import from different places means nothing module-wide (transformers'
+            # own paths to one class, `transformers` and `transformers.cache_utils`, are one place)
+            self._function_imports = {
+                local: min(origins)
+                for local, origins in found.items()
+                if len(origins) == 1 or one_transformers_class(origins)
+            }
         return self._function_imports
 
     def bodies_that_may_import(self) -> list[list[ast.stmt]]:
@@ -184,3 +189,8 @@ def nested_imports(body: list[ast.stmt]) -> Iterator[ast.ImportFrom]:
 
 def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
     return {node.name: node for node in top_level_statements(tree.body) if isinstance(node, ast.ClassDef)}
+
+
+def one_transformers_class(origins: set[tuple[str, str]]) -> bool:
+    """Every origin is transformers' class of one name, imported from any of its modules."""
+    return all(is_transformers_module(module) for module, _ in origins) and len({name for _, name in origins}) == 1

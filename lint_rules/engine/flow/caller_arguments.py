@@ -329,22 +329,35 @@ def reached_by_name(tree: ast.Module, name: str) -> bool:
     """The module may reach the function or method by a name it does not write as code: a string
     that holds it, however spelled (`"_s" "tep"`, `"\\x5fstep"`), or a lookup of a computed name
     (`getattr(obj, "_s" + "tep")`, `vars(...)`, `dir(...)`, `globals()`, `obj.__dict__`,
-    `inspect.getmembers(...)`)."""
-    return any(
-        (isinstance(node, ast.Constant) and node.value == name) or looks_up_a_computed_name(node)
-        for node in ast.walk(tree)
-    )
+    `inspect.getmembers(...)`, `operator.methodcaller(...)`, `eval(...)`), or a lookup function
+    handed on (`g = getattr`, `map(getattr, ...)`)."""
+    callees: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            callees.add(id(node.func))
+        if (isinstance(node, ast.Constant) and node.value == name) or looks_up_a_computed_name(node):
+            return True
+        if isinstance(node, ast.Name) and node.id in LOOKUPS and id(node) not in callees:
+            return True
+    return False
+
+
+LOOKUPS = frozenset({"getattr", "vars", "dir", "globals", "locals", "eval", "exec"})
+"""Builtins that look a name up (or run code naming it) when called; handed on, they still may."""
+COMPUTED_LOOKUPS = frozenset(
+    {"vars", "dir", "globals", "locals", "getmembers", "getattr_static", "methodcaller", "attrgetter", "eval", "exec"}
+)
 
 
 def looks_up_a_computed_name(node: ast.AST) -> bool:
     if isinstance(node, ast.Attribute):
-        return node.attr == "__dict__"
+        return node.attr in ("__dict__", "__getattribute__", "__getattr__")
     if not isinstance(node, ast.Call):
         return False
     called = ex.dotted_name(node.func).rpartition(".")[2]
     if called in ("getattr", "setattr", "delattr", "hasattr"):
         return len(node.args) < 2 or not isinstance(node.args[1], ast.Constant)
-    return called in ("vars", "dir", "globals", "locals", "getmembers")
+    return called in COMPUTED_LOOKUPS
 
 
 def uses_as_a_value(tree: ast.Module, class_name: str) -> bool:

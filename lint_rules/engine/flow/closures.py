@@ -53,14 +53,17 @@ def names_bound_to_int_length_caches(
         if isinstance(target, ast.Name):
             values.setdefault(target.id, []).append(value)
     stores: dict[str, int] = {}
+    changed: set[str] = set()
     for node in own_scope_nodes(function):
         for name in bound_names(node):  # any binding form: a `match` capture or an import counts too
             stores[name] = stores.get(name, 0) + 1
+        changed.update(ex.layers_changed_at(node))  # `cache.layers.append(StaticLayer(8))`
     parameters = {argument.arg for argument in ex.arguments_of(function)}
     return frozenset(
         name
         for name, bindings in values.items()
         if name not in parameters
+        and name not in changed
         and stores.get(name) == len(bindings)
         and all(module.classes.constructed_kind(value) == INT_LENGTH for value in bindings)
     )
