@@ -57,7 +57,7 @@ from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
-from lint_rules.engine.facts.definitions import module_level_statements
+from lint_rules.engine.facts.definitions import layers_changed_in, module_level_statements
 from lint_rules.engine.facts.kept_elsewhere import binds_elsewhere
 from lint_rules.engine.facts.name_bindings import block_statements
 from lint_rules.engine.facts.returned_values import annotated_classes
@@ -258,7 +258,7 @@ class ReceiverTyping:
         if function is None:
             return frozenset({(self.facts, cls.name)}) if cls is not None and name == "self" else None
         bindings = self.function_bindings(function).get(name)
-        if name in self.layers_changed(function):
+        if name in self.layers_changed(function) or "*" in self.layers_changed(function):
             return None  # `cache.layers.append(StaticLayer(8))`: whatever its class, it counts its layers
         if not bindings:
             enclosing = self.enclosing.get(id(function))  # a free name of a nested function: its binder's
@@ -271,9 +271,7 @@ class ReceiverTyping:
         """The receivers whose layers the function (nested scopes too) may change (`ex.layers_changed_at`)."""
         key = id(function)
         if key not in self._layers_changed:
-            self._layers_changed[key] = frozenset(
-                receiver for node in ast.walk(function) for receiver in ex.layers_changed_at(node)
-            )
+            self._layers_changed[key] = layers_changed_in(function, self.facts.layers_lines)
         return self._layers_changed[key]
 
     def is_method_self(self, function: FunctionNode, cls: ast.ClassDef, bindings: list[NameBinding]) -> bool:

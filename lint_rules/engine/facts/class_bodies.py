@@ -33,6 +33,7 @@ from lint_rules.engine.facts.module_text import (
     lines_of_offsets,
     lines_that_may_bind,
     may_nest_classes,
+    occurrences,
 )
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
@@ -62,8 +63,17 @@ class ReadClasses:
         self.bindings: dict[int, AttributeBindings] = {}
 
 
-ATTRIBUTE_STORE_WORDS = re.compile(r"setattr|__dict__|\bvars\s*\(")
+ATTRIBUTE_STORE_WORDS = ("setattr", "__dict__", "vars")
 """Where an attribute may be bound without its name written after a dot."""
+
+
+def after_a_dot_or_quote(text: str, offset: int) -> bool:
+    """The word at `offset` follows a dot (past blanks and line continuations: `obj.\\` then `name`)
+    or a quote (a `setattr` name)."""
+    index = offset - 1
+    while index >= 0 and text[index] in " \t\f\\\r\n":
+        index -= 1
+    return index >= 0 and text[index] in ".'\""
 
 
 def stores_attribute(node: ast.AST, name: str) -> bool:
@@ -416,6 +426,12 @@ class ClassBodies(ModuleNames):
         same_transformers_class = is_transformers_module(found[0]) and is_transformers_module(resolved[0])
         return found == resolved or (same_transformers_class and found[1] == resolved[1])  # `transformers.cache_utils`
 
+    @functools.cached_property
+    def layers_lines(self) -> list[int]:
+        """The lines that name `layers` (`definitions.layers_changed_in` reads them)."""
+        text = self.own_str()
+        return lines_mentioning(text, [ex.LAYERS]) if text is not None and ex.LAYERS in text else []
+
     def stored_as_an_attribute(self, name: str) -> bool:
         """Whether the module binds `name` as an attribute of some object (`transformers.DynamicCache =
         StaticCache`, `setattr(t, "DynamicCache", ...)`, in any scope): the class a later lookup or
@@ -433,13 +449,13 @@ class ClassBodies(ModuleNames):
         text = self.own_str()
         if text is None:
             return True
-        lines = lines_of_offsets(text, [match.start() for match in ATTRIBUTE_STORE_WORDS.finditer(text)])
-        lines = sorted({*lines, *lines_mentioning(text, [name], whole_words=True)})
+        words = [word for word in ATTRIBUTE_STORE_WORDS if word in text]  # a literal search first: fast
+        offsets = [offset for offset in occurrences(text, name, whole_words=True) if after_a_dot_or_quote(text, offset)]
+        lines = sorted({*(lines_mentioning(text, words) if words else []), *lines_of_offsets(text, offsets)})
         return any(
             stores_attribute(node, name)
             for statements in statements_at_lines(self.tree.body, lines).values()
-            for statement in statements
-            for node in ast.walk(statement)
+            for node in ex.statement_parts(statements)
         )
 
     @functools.cached_property

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from lint_rules.engine.facts.expressions import dotted_name
+from lint_rules.engine.facts.expressions import dotted_name, layers_changed_at, statement_parts
 
 DEF_NAME = re.compile(r"def\s+(\w+)")
 CLASS_NAME = re.compile(r"class\s+(\w+)")
@@ -366,3 +366,18 @@ def resolved(name: str, bound: Mapping[str, set[str]], index: DefinitionIndex) -
                 seen.add(value)
                 pending.append(value)
     return found
+
+
+def layers_changed_in(owner: ast.AST, layers_lines: Sequence[int]) -> frozenset[str]:
+    """The receivers whose layers a function (or a class body, or the module: `owner`) may change or
+    hand on (`expressions.layers_changed_at`), read on `layers_lines`, the module's lines that name
+    `layers`; a lambda that names them is taken to change `*`."""
+    first, last = getattr(owner, "lineno", 0), getattr(owner, "end_lineno", None)
+    lines = [number for number in layers_lines if last is None or first <= number <= last]
+    body = getattr(owner, "body", None)
+    if not lines:
+        return frozenset()
+    if not isinstance(body, list):
+        return frozenset({"*"})
+    statements = [found for at_line in statements_at_lines(body, lines).values() for found in at_line]
+    return frozenset(receiver for node in statement_parts(statements) for receiver in layers_changed_at(node))

@@ -336,7 +336,7 @@ LAYERS = "layers"
 def layers_changed_at(node: ast.AST) -> list[str]:
     """The receivers (dotted, with each prefix: changing `cache.self_attention_cache`'s layers changes
     `cache`'s count) whose `layers` the node may change or hand on: `cache.layers = ...`,
-    `cache.layers[0] = ...`, `cache.layers.append(...)` (any method), `f(cache.layers)` (but `len`),
+    `cache.layers[0] = ...`, `cache.layers.append(...)` (any method), `f(cache.layers)` (but a reading builtin: `len`, `enumerate`, ...),
     `ls = cache.layers`, `cache.__dict__`, and `setattr`/`getattr`/`vars` given the receiver with a
     name that may be `layers` (`getattr(cache, "layers").append(...)`)."""
     receivers = [dotted_name(receiver) for receiver in layers_receivers(node)]
@@ -366,7 +366,7 @@ def called_on_layers(call: ast.Call) -> list[ast.expr]:
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and is_layers(func.value):
         found.append(func.value.value)
     handed = [unstarred(argument) for argument in [*call.args, *(keyword.value for keyword in call.keywords)]]
-    if dotted_name(func) != "len":
+    if dotted_name(func) not in READING_BUILTINS:
         found += [argument.value for argument in handed if isinstance(argument, ast.Attribute) and is_layers(argument)]
     if dotted_name(func).rpartition(".")[2] in NAMED_ATTRIBUTE_CALLS and handed:
         name = call.args[1] if len(call.args) > 1 else None
@@ -376,6 +376,11 @@ def called_on_layers(call: ast.Call) -> list[ast.expr]:
 
 
 NAMED_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr", "__setattr__", "vars"})
+READING_BUILTINS = frozenset(
+    {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "sum", "min", "max", "any", "all",
+     "isinstance", "hasattr", "print", "repr", "str", "id", "type", "bool"}
+)  # fmt: skip
+"""Builtins that read a list handed to them, and never change it (a copy, an iterator, a count)."""
 
 
 def prefixes(dotted: str) -> list[str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 from collections.abc import Iterator, Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind as typed_receiver_kind
 from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.compiled import is_torchscript
-from lint_rules.engine.facts.definitions import Definition
+from lint_rules.engine.facts.definitions import Definition, layers_changed_in
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.transformers_api import int_parameters_of
 from lint_rules.engine.flow import operands
@@ -520,6 +521,8 @@ class ValueWalker:
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
         key = subject_key(receiver)
         held = state.kind(key) if key else ""
+        if held == INT_LENGTH_CACHE and self.changes_layers:
+            return ""  # `cache.layers.append(StaticLayer(8))` here: what it counts is its layers'
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
             return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
         built_or_held = operands.cache_length_kind(receiver, state, self.module)
@@ -528,6 +531,12 @@ class ValueWalker:
         function = self.scope.definition.node if self.scope.definition is not None else None
         function = function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
         return typed_receiver_kind(self.module.classes, cls, function, receiver)
+
+    @functools.cached_property
+    def changes_layers(self) -> bool:
+        """The scope may change or hand on the layers of some object (`ex.layers_changed_at`), which an
+        int-length cache it holds (through any alias) may be: asked only for such a cache, once per walk."""
+        return bool(layers_changed_in(self.scope.body_owner, self.module.classes.layers_lines))
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 

@@ -9,7 +9,6 @@ block, and the branch of an `if` whose test is known before the code runs (see `
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Sequence
 
 from lint_rules.engine.facts import expressions as ex
@@ -33,7 +32,6 @@ from lint_rules.engine.flow.quiet_rest import QuietRest, quiet_rest
 from lint_rules.engine.flow.taint import (
     CLEAN,
     INT,
-    INT_LENGTH_CACHE,
     SOURCE_GETTER,
     TENSOR,
     Origin,
@@ -82,14 +80,7 @@ class FunctionWalker(ValueWalker):
                 return state
             self.statement = self.uses.statement = statement
             state = self.walk_statement(statement, state, body[index + 1 : index + 2])
-            if state is not None and self.may_change_layers:
-                forget_changed_layers(statement, state)
         return state
-
-    @functools.cached_property
-    def may_change_layers(self) -> bool:
-        """The scope's text names `layers` (a cache's, which `forget_changed_layers` looks for)."""
-        return ex.LAYERS in text_of(self.scope.body_owner, self.module.source)
 
     def walk_statement(self, node: ast.stmt, state: State, following: Sequence[ast.stmt]) -> State | None:
         if isinstance(node, ast.Assign):
@@ -383,12 +374,3 @@ def compares_by_value(pattern: ast.pattern) -> bool:
     if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
         return compares_by_value(pattern.pattern)
     return False
-
-
-def forget_changed_layers(statement: ast.stmt, state: State) -> None:
-    """An int-length cache whose layers the statement may change (`cache.layers.append(StaticLayer(8))`)
-    counts what it is given: its kind is no longer known."""
-    for part in ex.statement_parts([statement]):
-        for key in ex.layers_changed_at(part):
-            if state.kind(key) == INT_LENGTH_CACHE:
-                state.kinds[key] = ""
