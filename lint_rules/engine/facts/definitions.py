@@ -235,19 +235,22 @@ def header_may_reach(statement: ast.stmt, blocks: list[Sequence[ast.stmt]], line
 
 
 def last_header_line(statement: ast.stmt) -> int:
+    """The last line of the statement's header parts (a part without lines of its own, `arguments`
+    or a `withitem`, by its parts)."""
     fields = block_fields(type(statement))
-    return max(
-        (
-            node.end_lineno or node.lineno
-            for field, value in ast.iter_fields(statement)
-            if field not in fields
-            for item in (value if isinstance(value, list) else [value])
-            if isinstance(item, ast.AST)
-            for node in ast.walk(item)
-            if isinstance(node, (ast.expr, ast.stmt, ast.arg))
-        ),
-        default=0,
-    )
+    parts = [
+        item
+        for field, value in ast.iter_fields(statement)
+        if field not in fields
+        for item in (value if isinstance(value, list) else [value])
+        if isinstance(item, ast.AST)
+    ]
+    last = 0
+    for part in parts:
+        for node in [part] if isinstance(part, (ast.expr, ast.arg)) else ast.walk(part):
+            if isinstance(node, (ast.expr, ast.arg)):
+                last = max(last, node.end_lineno or node.lineno)
+    return last
 
 
 def statements_spanning(block: Sequence[ast.stmt], line: int) -> list[ast.stmt]:
