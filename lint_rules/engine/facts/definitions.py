@@ -230,8 +230,8 @@ def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
 def header_may_reach(statement: ast.stmt, blocks: list[Sequence[ast.stmt]], line: int) -> bool:
     """The compound statement's header (its test, iterator, items, a definition's decorators and
     defaults) holds code on `line`, which a statement of its blocks starts on too."""
-    starts = [first_line_of(block[0]) for block in blocks if block]
-    return bool(starts) and line <= min(starts) and line <= last_header_line(statement)
+    first = next((block[0] for block in blocks if block), None)  # the blocks come in source order
+    return first is not None and line <= first_line_of(first) and line <= last_header_line(statement)
 
 
 def last_header_line(statement: ast.stmt) -> int:
