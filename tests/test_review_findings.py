@@ -818,24 +818,27 @@ def test_the_methods_of_a_class_in_a_compiled_function_keep_their_compiled_calle
     assert "Window.go" in finding.compiled_region and "run" in finding.compiled_region
 
 
+HELPER_CALLED_FROM_A_FORWARD = """\
+import torch
+
+
+def helper(ids, cache):
+    n = cache.get_seq_length()
+    return ids[:, n:]
+
+
+class Model(torch.nn.Module):
+    def forward(self, ids, cache):
+        {call}
+        return ids
+"""
+
+
 def test_a_compiled_caller_spelling_the_name_in_another_unicode_form_reaches_its_callee() -> None:
     """`forward` calls `helper` as `\uff48elper` (Python reads the fullwidth h as h): the helper runs
     compiled, so its guard would be a graph break. The callers' lines were found by the name's text
     alone, and the call was missed."""
-    code = """\
-        import torch
-
-
-        def helper(ids, cache):
-            n = cache.get_seq_length()
-            return ids[:, n:]
-
-
-        class Model(torch.nn.Module):
-            def forward(self, ids, cache):
-                return \uff48elper(ids, cache)
-        """
-    [finding] = analyze_source(textwrap.dedent(code), "m.py")
+    [finding] = analyze_source(HELPER_CALLED_FROM_A_FORWARD.format(call="\uff48elper(ids, cache)"), "m.py")
     assert finding.compiled_region == "called from Model.forward (line 11)"
 
 
@@ -1227,19 +1230,6 @@ def other(ids):
 def test_a_call_in_a_one_line_compound_header_reaches_its_callee() -> None:
     """`for x in helper(ids, cache): pass` in a `forward`: the statement found at the line was the inner
     `pass` alone, and the helper was taken for host code (its guard a graph break)."""
-    code = """\
-import torch
-
-
-def helper(ids, cache):
-    n = cache.get_seq_length()
-    return ids[:, n:]
-
-
-class Model(torch.nn.Module):
-    def forward(self, ids, cache):
-        for x in helper(ids, cache): pass
-        return ids
-"""
+    code = HELPER_CALLED_FROM_A_FORWARD.format(call="for x in helper(ids, cache): pass")
     [finding] = analyze_source(code, "m.py")
     assert finding.compiled_region == "called from Model.forward (line 11)"
