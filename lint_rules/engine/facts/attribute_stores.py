@@ -391,16 +391,17 @@ def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iter
                 yield node.id, node, scope
             elif isinstance(node, DECLARING):
                 yield from ((name, node, scope) for name in declared_names(node))
-        if isinstance(node, ast.NamedExpr) and isinstance(scope, COMPREHENSIONS) and isinstance(node.target, ast.Name):
+        if (
+            isinstance(node, ast.NamedExpr)
+            and isinstance(scope, ex.COMPREHENSIONS)
+            and isinstance(node.target, ast.Name)
+        ):
             yield node.target.id, node, outer if outer is not None else tree
         inner = node if isinstance(node, SCOPES) else scope
-        around = outer if isinstance(node, COMPREHENSIONS) else inner
+        around = outer if isinstance(node, ex.COMPREHENSIONS) else inner
         pending.extend((child, inner, around) for child in ast.iter_child_nodes(node))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             pending.extend((part, scope, outer) for part in header_of(node))  # evaluated around it
-
-
-COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def bound_names(statement: ast.stmt) -> list[str]:

@@ -329,6 +329,9 @@ def unpacked_pairs(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, as
     return pairs
 
 
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+"""The expressions that open a scope of their own for their targets."""
+
 LAYERS = "layers"
 """The attribute a transformers cache keeps its layers in: what it counts with."""
 

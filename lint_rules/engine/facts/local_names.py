@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import NamedTuple, TypeGuard
 
 from lint_rules.engine.facts.definitions import Definition, DefinitionIndex, statements_spanning
+from lint_rules.engine.facts.expressions import COMPREHENSIONS
 from lint_rules.engine.facts.module_text import (
     BINDING_NODES,
     ScopeNode,
@@ -29,7 +30,6 @@ from lint_rules.engine.facts.module_text import (
 )
 
 Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
-COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 NESTED_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 

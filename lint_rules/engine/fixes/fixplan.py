@@ -10,13 +10,12 @@ import ast
 from collections.abc import Callable, Iterator
 
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, first_line_of
-from lint_rules.engine.facts.expressions import callee_label, dotted_name, getter_name, unpacked_pairs
+from lint_rules.engine.facts.expressions import COMPREHENSIONS, callee_label, dotted_name, getter_name, unpacked_pairs
 from lint_rules.engine.facts.source_text import SourceText
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.taint import Origin
 from lint_rules.findings import FixKind, FixPlan, FixSafety
 
-COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 OtherSourcePlan = Callable[[ast.Call], "FixPlan | None"]
 """The plan of another reported source call (None for any other call): hoisted together, in order."""
 

@@ -22,7 +22,7 @@ from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_files import parsed_module, read_bytes
 from lint_rules.engine.facts.package import package_files, package_top
 
-NESTED_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+NESTED_SCOPES = (ast.Lambda, *ex.COMPREHENSIONS)
 
 
 def may_have_known_callers(definition: Definition) -> bool:
