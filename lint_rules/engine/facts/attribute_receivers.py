@@ -46,6 +46,7 @@ from lint_rules.engine.facts.attribute_stores import (
     Store,
     attribute_annotations,
     bound_names,
+    defines_in_body,
     defines_name,
     function_bindings,
     functions_and_classes,
@@ -488,7 +489,7 @@ class ReceiverTyping:
             return None  # an annotation that names no class; or a base whose module binds what it likes
         if any(self.facts.binds_unnamed_attributes(member) for member in kin):
             return None  # `self.__dict__["cache"] = ...`, `setattr(obj, name, ...)`: a store the tables miss
-        if any(defines_function(member, attribute) for member in kin):
+        if any(defines_in_body(member, attribute) for member in kin):
             return None  # a subclass's `@property def cache`: what `self.cache` gives there is its return
         if attribute in BOUND_BY_TRANSFORMERS and has_base_outside(self.facts, kin):
             return None  # `DynamicCache.__init__` fills `self.layers` with layers of its own choice
@@ -635,14 +636,6 @@ def subclass_overrides(view: ClassView, cls: ast.ClassDef, method: str) -> list[
         elif own_method(other, method) is not None:
             found.append((view, own_method(other, method)))
     return found
-
-
-def defines_function(cls: ast.ClassDef, name: str) -> bool:
-    """The class body has a `def name` (a method, a property), at any depth of its blocks."""
-    return any(
-        isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
-        for statement in module_level_statements(cls.body)
-    )
 
 
 def class_kin(view: ClassView, cls: ast.ClassDef) -> list[ast.ClassDef] | None:

@@ -457,6 +457,14 @@ def own_method(cls: ast.ClassDef, name: str) -> FunctionNode | None:
     return None
 
 
+def defines_in_body(cls: ast.ClassDef, name: str) -> bool:
+    """The class body has a `def name` (a method, a property), in any of its blocks (`if`, `try`)."""
+    return any(
+        isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
+        for statement in module_level_statements(cls.body)
+    )
+
+
 def defines_name(cls: ast.ClassDef, name: str) -> bool:
     for statement in cls.body:
         targets = statement.targets if isinstance(statement, ast.Assign) else []

@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.attribute_stores import defines_in_body
 from lint_rules.engine.facts.attributes import AttributeBindings
 from lint_rules.engine.facts.caches import is_transformers_module
-from lint_rules.engine.facts.definitions import module_level_statements
 from lint_rules.engine.facts.module_files import STAMPS, module_name_of
 from lint_rules.engine.facts.package_stores import stored_elsewhere
 from lint_rules.engine.facts.subclasses import NEUTRAL_BASES, is_abstract, package_subclasses
@@ -318,5 +318,5 @@ def subclass_binds(facts: ClassFacts, subclass: SubclassName, attribute: str, fa
         bindings.opaque
         or attribute in bindings.values
         or attribute in bindings.class_level
-        or any(isinstance(item, Function) and item.name == attribute for item in module_level_statements(node.body))
+        or defines_in_body(node, attribute)
     )
