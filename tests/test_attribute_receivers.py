@@ -420,8 +420,23 @@ def test_a_parameter_named_like_the_module_function_is_not_that_function(tmp_pat
     assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": shadowed}, "compact") == [19]
 
 
-def test_a_module_function_rebound_at_module_level_proves_nothing(tmp_path: Path) -> None:
-    rebound = COMPACT + "\n\n    if ACTIVE:\n        find_cache = lambda module: None\n"
+MODULE_LEVEL_REBINDINGS = {
+    "an assignment in an if": "if ACTIVE:\n    find_cache = lambda module: None\n",
+    "a def in a match case": "match ACTIVE:\n    case {}:\n        def find_cache(module):\n            return None\n",
+    "an import in a match case": "match ACTIVE:\n    case {}:\n        from .other import find_cache\n",
+    "a match capture": "match make_finder():\n    case find_cache:\n        pass\n",
+    "a class in a try": "try:\n    pass\nfinally:\n    class find_cache:\n        pass\n",
+    "an except ... as": "try:\n    pass\nexcept ImportError as find_cache:\n    pass\n",
+    "a with target": "with open_finder() as find_cache:\n    pass\n",
+    "a for target in a while": "while ACTIVE:\n    for find_cache in finders:\n        break\n",
+}
+
+
+@pytest.mark.parametrize("rebinding", MODULE_LEVEL_REBINDINGS.values(), ids=MODULE_LEVEL_REBINDINGS.keys())
+def test_a_module_function_rebound_at_module_level_proves_nothing(tmp_path: Path, rebinding: str) -> None:
+    """A second binding of the function's name at module level, in any block (a `match` case's too,
+    whose body the module's bindings once skipped) may be the one a call reaches."""
+    rebound = COMPACT + textwrap.indent("\n\n" + rebinding, "    ")
     assert lines_reported(tmp_path, {"layers": INT_LAYER, "compact": rebound}, "compact") == [19]
 
 
@@ -448,6 +463,14 @@ SHADOWED = {
     "a parameter of the method named like the class": (
         "class Runner:\n    def __init__(self, cache, OwnCache=StaticCache):\n        self.cache: OwnCache = cache\n"
     ),
+    "a class-level match capture of the annotation's name": (
+        "class Runner:\n    match StaticCache:\n        case OwnCache:\n            pass\n    cache: OwnCache\n\n"
+        "    def __init__(self, cache):\n        self.cache = cache\n"
+    ),
+    "a class-level import in a match case": (
+        "class Runner:\n    match 0:\n        case _:\n            from transformers import StaticCache as OwnCache\n"
+        "    cache: OwnCache\n\n    def __init__(self, cache):\n        self.cache = cache\n"
+    ),
     "a string annotation naming the class-level alias": (
         'class Runner:\n    OwnCache = StaticCache\n    cache: "OwnCache"\n\n    def __init__(self, cache):\n'
         "        self.cache = cache\n"
@@ -457,6 +480,10 @@ SHADOWED_PARAMETERS = {
     "a method's parameter annotation, the class body rebinding its name": (
         "class Runner:\n    OwnCache = StaticCache\n\n    def generate(self, ids, cache: OwnCache):\n"
         "        return ids[:, cache.get_seq_length():]\n"
+    ),
+    "a method's parameter annotation, a class-level match capture of its name": (
+        "class Runner:\n    match StaticCache:\n        case OwnCache:\n            pass\n\n"
+        "    def generate(self, ids, cache: OwnCache):\n        return ids[:, cache.get_seq_length():]\n"
     ),
     "a nested function's parameter annotation, the function around it rebinding its name": (
         "def outer(ids):\n    OwnCache = StaticCache\n\n    def generate(cache: OwnCache):\n"

@@ -135,6 +135,31 @@ SILENT = [
     ),
     pytest.param(
         """
+        def prepare(x, cache):
+            n = cache.get_seq_length
+            def inner():
+                try:
+                    return x[:, n():]
+                except TypeError as n:
+                    return n
+            return inner
+        """,
+        id="bound-by-an-except-as-in-the-nested-def",  # n is local to inner: n() raises UnboundLocalError
+    ),
+    pytest.param(
+        """
+        def prepare(x, cache, options):
+            n = cache.get_seq_length
+            def inner():
+                match options:
+                    case {**n}:
+                        return x[:, n():]
+            return inner
+        """,
+        id="bound-by-a-mapping-pattern-rest-in-the-nested-def",  # n is the dict of the other keys
+    ),
+    pytest.param(
+        """
         from transformers import DynamicCache
 
         def prepare(x):

@@ -4,6 +4,7 @@ why they must stay silent."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 
 from lint_rules.checking import check_path
 from lint_rules.engine import analyze_source
+from lint_rules.engine.facts.module_text import statement_bindings
+from lint_rules.engine.facts.receiver_classes import receiver_classes
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases
 from lint_rules.findings import Finding, FixSafety
 from lint_rules.settings import Settings
@@ -1048,3 +1051,51 @@ def test_a_function_dynamo_is_told_to_skip_runs_eagerly_even_when_forward_calls_
     )
     assert finding.compiled_region == ""
     assert finding.fix.safety is FixSafety.SAFE
+
+
+# ----- what a statement binds: one answer for every binding form ---------------------------------
+
+STATEMENT_BINDINGS = {
+    "x = y = f()": {"x", "y"},
+    "import a.b as c, d.e": {"c", "d"},
+    "def f(p, q=(r := 1)):\n    s = 2": {"f", "r"},  # its parameters and body bind in its own scope
+    "class C(B, metaclass=(M := Meta)):\n    x = 1": {"C", "M"},
+    "handler = lambda p: p": {"handler"},
+    "try:\n    pass\nexcept (E := Error) as e:\n    inner = 1": {"E", "e"},  # a block's statements count on their own
+    "match s:\n    case [a, *b] | {'k': a, **b}:\n        pass": {"a", "b"},
+    "with f() as (g, h):\n    pass": {"g", "h"},
+    "for i, j in k:\n    pass": {"i", "j"},
+    "if (w := f()):\n    inner = 1": {"w"},
+    "del z": {"z"},
+    "global q": {"q"},
+    "total = [v for v in (u := items)]": {"total", "u", "v"},  # `v` is the comprehension's: counted too
+}
+
+
+@pytest.mark.parametrize(("statement", "bound"), STATEMENT_BINDINGS.items(), ids=STATEMENT_BINDINGS.keys())
+def test_what_a_statement_binds_in_its_own_scope(statement: str, bound: set[str]) -> None:
+    assert set(statement_bindings(ast.parse(statement).body[0])) == bound
+
+
+LOCAL_REBINDINGS = [
+    "def helper():\n    pass",
+    "class helper:\n    pass",
+    "import helper",
+    "try:\n    pass\nexcept E as helper:\n    pass",
+    "match x:\n    case {**helper}:\n        pass",
+]
+
+
+@pytest.mark.parametrize("rebinding", LOCAL_REBINDINGS)
+def test_a_local_rebound_by_any_binding_form_shows_no_receiver_class(rebinding: str) -> None:
+    """`helper = Helper()` shows the receiver's class only while no other binding of the function
+    (one form of `module_text.declared_names`, the one answer every fact asks) may replace it."""
+    assert "helper" in receivers_shown("")
+    assert "helper" not in receivers_shown(rebinding)
+
+
+def receivers_shown(rebinding: str) -> set[str]:
+    source = "def run(x):\n    helper = Helper()\n" + textwrap.indent(rebinding, "    ") + "\n    return helper.m(x)\n"
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    return set(receiver_classes(function)[0])

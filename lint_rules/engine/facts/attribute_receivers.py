@@ -45,7 +45,6 @@ from lint_rules.engine.facts.attribute_stores import (
     NameBinding,
     Store,
     attribute_annotations,
-    bound_names,
     defines_in_body,
     defines_name,
     function_bindings,
@@ -58,8 +57,9 @@ from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
-from lint_rules.engine.facts.definitions import layers_changed_in, module_level_statements
+from lint_rules.engine.facts.definitions import layers_changed_in, simple_statements
 from lint_rules.engine.facts.kept_elsewhere import binds_elsewhere
+from lint_rules.engine.facts.module_text import statement_bindings
 from lint_rules.engine.facts.name_bindings import block_statements
 from lint_rules.engine.facts.returned_values import annotated_classes
 
@@ -335,8 +335,8 @@ class ReceiverTyping:
         """The statements that bind each name at module level (in its blocks too, not in definitions)."""
         if self._module_bindings is None:
             self._module_bindings = {}
-            for statement in module_level_statements(self.facts.tree.body):
-                for name in bound_names(statement):
+            for statement in simple_statements(self.facts.tree.body):
+                for name in statement_bindings(statement):
                     self._module_bindings.setdefault(name, []).append(statement)
         return self._module_bindings
 

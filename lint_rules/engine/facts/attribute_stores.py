@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.definitions import module_level_statements, statements_within
-from lint_rules.engine.facts.module_text import header_of, spans_one_of
+from lint_rules.engine.facts.definitions import simple_statements, statements_within
+from lint_rules.engine.facts.module_text import declared_names, header_of, spans_one_of, statement_bindings
 
 ADDING_METHODS = {"append": 0, "insert": 1}
 """Container methods that put one object in, and the position of that object among their arguments."""
@@ -306,25 +306,10 @@ def function_bindings(function: FunctionNode) -> dict[str, list[NameBinding]]:
                 add(node.id, NameBinding("unknown", None))
         elif isinstance(node, ast.arg):
             add(node.arg, NameBinding("unknown", None))
-        elif isinstance(node, DECLARING):
+        else:
             for name_text in declared_names(node):
                 add(name_text, NameBinding("unknown", None))
     return found
-
-
-DECLARING = (
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Global,
-    ast.Nonlocal,
-    ast.Import,
-    ast.ImportFrom,
-    ast.ExceptHandler,
-    ast.MatchAs,
-    ast.MatchStar,
-    ast.MatchMapping,
-)
 
 
 def direct_bindings(node: ast.AST) -> Iterator[tuple[ast.Name, NameBinding]]:
@@ -338,22 +323,6 @@ def direct_bindings(node: ast.AST) -> Iterator[tuple[ast.Name, NameBinding]]:
         yield node.target, NameBinding("annotation", node.annotation)
     elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
         yield node.target, NameBinding("iterate", node.iter)
-
-
-def declared_names(node: ast.AST) -> list[str]:
-    """Names bound other than by a store to a name: definitions, imports, `except ... as`, `global`,
-    `nonlocal`, match captures."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [node.name]
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return list(node.names)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return [(alias.asname or alias.name).partition(".")[0] for alias in node.names]
-    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-        return [node.name]
-    if isinstance(node, ast.MatchMapping) and node.rest:
-        return [node.rest]
-    return []
 
 
 SCOPES = (
@@ -389,7 +358,7 @@ def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iter
                 yield node.arg, node, scope
             elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 yield node.id, node, scope
-            elif isinstance(node, DECLARING):
+            else:
                 yield from ((name, node, scope) for name in declared_names(node))
         if (
             isinstance(node, ast.NamedExpr)
@@ -402,30 +371,6 @@ def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iter
         pending.extend((child, inner, around) for child in ast.iter_child_nodes(node))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             pending.extend((part, scope, outer) for part in header_of(node))  # evaluated around it
-
-
-def bound_names(statement: ast.stmt) -> list[str]:
-    """The names a module-level statement binds (a `def`, an import, any store outside definitions)."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [statement.name]
-    if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        return [(alias.asname or alias.name).partition(".")[0] for alias in statement.names]
-    if isinstance(statement, ast.Try):
-        return [handler.name for handler in statement.handlers if handler.name]
-    if isinstance(statement, (ast.If, ast.While)):
-        parts: list[ast.AST] = [statement.test]
-    elif isinstance(statement, (ast.For, ast.AsyncFor)):
-        parts = [statement.target, statement.iter]
-    elif isinstance(statement, (ast.With, ast.AsyncWith)):
-        parts = list(statement.items)
-    else:
-        parts = [statement]
-    return [
-        node.id
-        for part in parts
-        for node in ast.walk(part)
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
-    ]
 
 
 def functions_and_classes(
@@ -461,7 +406,7 @@ def defines_in_body(cls: ast.ClassDef, name: str) -> bool:
     """The class body has a `def name` (a method, a property), in any of its blocks (`if`, `try`)."""
     return any(
         isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
-        for statement in module_level_statements(cls.body)
+        for statement in simple_statements(cls.body)
     )
 
 
@@ -513,5 +458,5 @@ def unless_shadowed(annotation: ast.expr, bound: Set[str]) -> ast.expr | None:
 
 
 def scope_names(body: list[ast.stmt]) -> set[str]:
-    """The names a class body binds itself (`bound_names` of each statement it runs)."""
-    return {name for statement in module_level_statements(body) for name in bound_names(statement)}
+    """The names a class body binds itself (`statement_bindings` of each statement it runs)."""
+    return {name for statement in simple_statements(body) for name in statement_bindings(statement)}

@@ -89,7 +89,7 @@ class DefinitionIndex:
         in an `if` or `try` too), with the functions each may hold: a call of the name may run any."""
         if self._aliases is None:
             bound: dict[str, set[str]] = {}
-            for statement in module_level_statements(self._tree.body):
+            for statement in simple_statements(self._tree.body):
                 if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
                     for target in statement.targets:
                         if isinstance(target, ast.Name):
@@ -292,7 +292,8 @@ def inner_blocks(statement: ast.stmt) -> list[Sequence[ast.stmt]]:
 
 
 def simple_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a body, looking into `if`/`for`/`with`/`try`/`match` blocks but not into nested defs."""
+    """The statements of a body (the module's, a class's, a function's), looking into `if`/`for`/
+    `with`/`try`/`match` blocks but not into nested definitions."""
     return statements_within(body, into_definitions=False)
 
 
@@ -344,17 +345,6 @@ def class_lineage(cls: ast.ClassDef, classes: Mapping[str, ast.ClassDef]) -> lis
             if found is not None and found not in lineage:
                 lineage.append(found)
     return lineage
-
-
-def module_level_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements run at module level (or in a class body): blocks entered, definitions not."""
-    for statement in body:
-        yield statement
-        if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for field in ("body", "orelse", "finalbody"):
-                yield from module_level_statements(getattr(statement, field, []))
-            for handler in getattr(statement, "handlers", []):
-                yield from module_level_statements(handler.body)
 
 
 def resolved(name: str, bound: Mapping[str, set[str]], index: DefinitionIndex) -> set[str]:

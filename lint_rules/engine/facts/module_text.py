@@ -459,6 +459,37 @@ def own_scope_nodes(function: ScopeNode, lines: Sequence[int] | None = None) -> 
         pending.extend(header_of(node) if isinstance(node, NESTED_SCOPES) else ast.iter_child_nodes(node))
 
 
+def declared_names(node: ast.AST) -> list[str]:
+    """The names a node binds other than by a store to a name or as a parameter: a definition's name,
+    an import statement's names, `global`/`nonlocal`, an `except ... as` or a `match` capture."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [imported_as(alias) for alias in node.names]
+    return [] if isinstance(node, (ast.Name, ast.arg, ast.alias)) else bound_names(node)
+
+
+def imported_as(alias: ast.alias) -> str:
+    """The name an import binds: `import a.b` binds `a`."""
+    return (alias.asname or alias.name).partition(".")[0]
+
+
+def statement_bindings(statement: ast.stmt) -> list[str]:
+    """The names a statement binds in the scope it runs in (`bound_names` of its nodes), without the
+    statements of its blocks, which count on their own (`definitions.simple_statements`): its
+    targets, imports, a definition's name and its header's walruses, an `except ... as` or `match`
+    capture; not the parameters of a definition or lambda in it."""
+    found: list[str] = []
+    pending: list[ast.AST] = [statement]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, BINDING_NODES):
+            found += bound_names(node)
+        if isinstance(node, NESTED_SCOPES):
+            pending += header_of(node)
+        else:
+            pending += [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt)]
+    return found
+
+
 def spans_one_of(node: ast.AST, lines: Sequence[int]) -> bool:
     """`node`'s lines (a decorated definition's from its first decorator) hold one of `lines`."""
     start: int | None = getattr(node, "lineno", None)
@@ -497,7 +528,7 @@ def bound_names(node: ast.AST) -> list[str]:
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return [*node.names, *node.names]
     if isinstance(node, ast.alias):
-        return [(node.asname or node.name).partition(".")[0]]
+        return [imported_as(node)]
     if isinstance(node, ast.arg):
         return [node.arg]
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

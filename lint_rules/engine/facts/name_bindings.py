@@ -13,6 +13,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import TRANSFORMERS_MODULES
 from lint_rules.engine.facts.definitions import first_line_of, statements_within
 from lint_rules.engine.facts.imports import absolute_module
+from lint_rules.engine.facts.module_text import imported_as
 
 Binding = tuple[str, str] | ast.ClassDef | None
 """What a module-level name may hold once the module has run: an import's (module, name), a class the
@@ -172,7 +173,7 @@ def handler_names(statement: ast.stmt) -> list[str]:
 def defined(statement: ast.stmt) -> Iterator[str]:
     """The names an import, a class or a `def` binds."""
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
-        yield from (alias.asname or alias.name.partition(".")[0] for alias in statement.names if alias.name != "*")
+        yield from (imported_as(alias) for alias in statement.names if alias.name != "*")
     elif isinstance(statement, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
         yield statement.name
 
@@ -313,7 +314,7 @@ def own_bindings(statement: ast.stmt, scan: Scan, held: Held) -> Iterator[tuple[
     elif isinstance(statement, ast.Import):
         for alias in statement.names:
             parent, _, last = alias.name.rpartition(".")
-            yield alias.asname or alias.name.partition(".")[0], ((parent, last) if alias.asname and parent else None,)
+            yield imported_as(alias), ((parent, last) if alias.asname and parent else None,)
     elif isinstance(statement, ast.ClassDef):
         yield from ((name, (None,)) for name in stored_names(statement))  # a walrus in a base or a decorator
         yield statement.name, (statement,)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.module_text import declared_names
 from lint_rules.engine.facts.returned_values import annotated_classes
 
 ReceiverClass = tuple[str, bool]
@@ -33,7 +34,7 @@ def receiver_classes(
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stored.append(node)
         else:
-            declared |= declared_names(node)
+            declared.update(declared_names(node))
     rebound = {node.id for node in stored if id(node) not in direct} | declared
     arguments = [argument for argument in ast.walk(function.args) if isinstance(argument, ast.arg)]
     parameters = {argument.arg for argument in arguments}
@@ -46,19 +47,6 @@ def receiver_classes(
         if len(classes) == 1 and "" not in classes and name not in rebound and name not in parameters:
             known[name] = (classes.pop(), False)
     return known, frozenset({node.id for node in stored} | set(constructed) | declared | parameters)
-
-
-def declared_names(node: ast.AST) -> set[str]:
-    """Names declared `global`/`nonlocal` or bound by an import, an `except ... as` or a `match` capture."""
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        return set(node.names)
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(alias.asname or alias.name).partition(".")[0] for alias in node.names}
-    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-        return {node.name}
-    if isinstance(node, ast.MatchMapping) and node.rest:
-        return {node.rest}
-    return set()
 
 
 def constructed_class(value: ast.expr) -> str:

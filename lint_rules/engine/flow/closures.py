@@ -17,7 +17,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_text import bound_names, own_scope_nodes
+from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names, own_scope_nodes
 from lint_rules.engine.flow.never_none import text_of
 
 
@@ -104,16 +104,10 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -
     names |= {argument.arg for argument in (function.args.vararg, function.args.kwarg) if argument is not None}
     shared: set[str] = set()
     for node in own_scope_nodes(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
             shared.update(node.names)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            names.add(node.name)
+        elif isinstance(node, BINDING_NODES):
+            names.update(bound_names(node))  # any form: an `except ... as`, a `match` capture too
     return frozenset(names - shared)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition
-from lint_rules.engine.facts.module_text import NESTED_SCOPES
+from lint_rules.engine.facts.module_text import NESTED_SCOPES, imported_as
 from lint_rules.engine.flow.narrowing import (
     flag_subjects,
     names_known_values_decide,
@@ -128,7 +128,7 @@ class FunctionWalker(ValueWalker):
                 state.bind(key_of(target), CLEAN)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # rebinds names: what a test told of them is gone
             for alias in node.names:
-                state.paths.forget((alias.asname or alias.name).partition(".")[0])
+                state.paths.forget(imported_as(alias))
         elif isinstance(node, DEFINITION_STATEMENTS):
             for header_part in definition_header(node):
                 self.value(header_part, state)
