@@ -57,7 +57,7 @@ from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
 from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
-from lint_rules.engine.facts.definitions import layers_changed_in, simple_statements
+from lint_rules.engine.facts.definitions import simple_statements
 from lint_rules.engine.facts.kept_elsewhere import binds_elsewhere
 from lint_rules.engine.facts.module_text import statement_bindings
 from lint_rules.engine.facts.name_bindings import block_statements
@@ -272,7 +272,7 @@ class ReceiverTyping:
         """The receivers whose layers the function (nested scopes too) may change (`ex.layers_changed_at`)."""
         key = id(function)
         if key not in self._layers_changed:
-            self._layers_changed[key] = layers_changed_in(function, self.facts.layers_lines)
+            self._layers_changed[key] = self.facts.layer_changes.changed_in(function)
         return self._layers_changed[key]
 
     def is_method_self(self, function: FunctionNode, cls: ast.ClassDef, bindings: list[NameBinding]) -> bool:

@@ -17,7 +17,13 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import simple_statements, statements_within
-from lint_rules.engine.facts.module_text import declared_names, header_of, spans_one_of, statement_bindings
+from lint_rules.engine.facts.module_text import (
+    DECLARING_NODES,
+    declared_names,
+    header_of,
+    spans_one_of,
+    statement_bindings,
+)
 
 ADDING_METHODS = {"append": 0, "insert": 1}
 """Container methods that put one object in, and the position of that object among their arguments."""
@@ -306,7 +312,7 @@ def function_bindings(function: FunctionNode) -> dict[str, list[NameBinding]]:
                 add(node.id, NameBinding("unknown", None))
         elif isinstance(node, ast.arg):
             add(node.arg, NameBinding("unknown", None))
-        else:
+        elif isinstance(node, DECLARING_NODES):
             for name_text in declared_names(node):
                 add(name_text, NameBinding("unknown", None))
     return found
@@ -358,7 +364,7 @@ def scope_bindings(tree: ast.Module, lines: Sequence[int] | None = None) -> Iter
                 yield node.arg, node, scope
             elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
                 yield node.id, node, scope
-            else:
+            elif isinstance(node, DECLARING_NODES):
                 yield from ((name, node, scope) for name in declared_names(node))
         if (
             isinstance(node, ast.NamedExpr)

@@ -15,6 +15,7 @@ from lint_rules.engine.facts.attribute_stores import names_bound_in_scopes, scop
 from lint_rules.engine.facts.caches import is_transformers_module
 from lint_rules.engine.facts.definitions import statements_at_lines
 from lint_rules.engine.facts.imports import imported_names
+from lint_rules.engine.facts.layer_changes import LayerChanges
 from lint_rules.engine.facts.module_names import ModuleNames
 from lint_rules.engine.facts.module_text import lines_mentioning, lines_of_offsets, lines_that_may_bind, occurrences
 
@@ -77,6 +78,11 @@ class ClassNames(ModuleNames):
         """The lines that name `layers` (`definitions.layers_changed_in` reads them)."""
         text = self.own_str()
         return lines_mentioning(text, [ex.LAYERS]) if text is not None and ex.LAYERS in text else []
+
+    @functools.cached_property
+    def layer_changes(self) -> LayerChanges:
+        """Whose layers the module's code may change, through its own functions too."""
+        return LayerChanges(self.tree, self.own_str(), self.layers_lines)
 
     def stored_as_an_attribute(self, name: str) -> bool:
         """Whether the module binds `name` as an attribute of some object (`transformers.DynamicCache =

@@ -13,7 +13,14 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from lint_rules.engine.facts.expressions import dotted_name, layers_changed_at, statement_parts
+from lint_rules.engine.facts.expressions import (
+    LAYERS,
+    READING_BUILTINS,
+    dotted_name,
+    layers_changed_at,
+    statement_parts,
+)
+from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names
 
 DEF_NAME = re.compile(r"def\s+(\w+)")
 CLASS_NAME = re.compile(r"class\s+(\w+)")
@@ -364,7 +371,9 @@ def resolved(name: str, bound: Mapping[str, set[str]], index: DefinitionIndex) -
 def layers_changed_in(owner: ast.AST, layers_lines: Sequence[int]) -> frozenset[str]:
     """The receivers whose layers a function (or a class body, or the module: `owner`) may change or
     hand on (`expressions.layers_changed_at`), read on `layers_lines`, the module's lines that name
-    `layers`; a lambda that names them is taken to change `*`."""
+    `layers`; a lambda that names them is taken to change `*`. A local bound once to the list
+    (`layers = getattr(cache, "layers", None)`) and only read after (`len(layers)`, `for layer in
+    layers`, `layers[0]`, a test) changes nothing."""
     first, last = getattr(owner, "lineno", 0), getattr(owner, "end_lineno", None)
     lines = [number for number in layers_lines if last is None or first <= number <= last]
     body = getattr(owner, "body", None)
@@ -373,4 +382,75 @@ def layers_changed_in(owner: ast.AST, layers_lines: Sequence[int]) -> frozenset[
     if not isinstance(body, list):
         return frozenset({"*"})
     statements = [found for at_line in statements_at_lines(body, lines).values() for found in at_line]
-    return frozenset(receiver for node in statement_parts(statements) for receiver in layers_changed_at(node))
+    read_only = read_only_layer_aliases(owner, statements)
+    return frozenset(
+        receiver
+        for node in statement_parts(statements)
+        if id(node) not in read_only
+        for receiver in layers_changed_at(node)
+    )
+
+
+def read_only_layer_aliases(owner: ast.AST, statements: Sequence[ast.stmt]) -> set[int]:
+    """The ids of the bindings among `statements` (and of their values: `cache.layers`,
+    `getattr(cache, "layers"[, d])`) of the list to a local that nothing binds otherwise and every use
+    of which only reads the list."""
+    aliases = {
+        statement.targets[0].id: statement
+        for statement in statements
+        if isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and reads_the_layers(statement.value)
+    }
+    if not aliases:
+        return set()
+    nodes = list(ast.walk(owner))
+    bindings = [name for node in nodes if isinstance(node, BINDING_NODES) for name in bound_names(node)]
+    reading = reading_positions(nodes)
+    return {
+        id(bound)
+        for name, statement in aliases.items()
+        if bindings.count(name) == 1
+        and all(
+            id(node) in reading
+            for node in nodes
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+        )
+        for bound in (statement, statement.value)
+    }
+
+
+def reads_the_layers(value: ast.expr) -> bool:
+    if isinstance(value, ast.Attribute):
+        return value.attr == LAYERS
+    return (
+        isinstance(value, ast.Call)
+        and dotted_name(value.func) == "getattr"
+        and len(value.args) in (2, 3)
+        and isinstance(value.args[1], ast.Constant)
+        and value.args[1].value == LAYERS
+        and not value.keywords
+    )
+
+
+def reading_positions(nodes: Sequence[ast.AST]) -> set[int]:
+    """The ids of the expressions only read where they stand: handed to a reading builtin, iterated,
+    indexed, compared or tested for truth."""
+    found: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Call) and dotted_name(node.func) in READING_BUILTINS:
+            found.update(id(argument) for argument in node.args)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            found.add(id(node.iter))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            found.add(id(node.value))
+        elif isinstance(node, ast.Compare):
+            found.update(id(operand) for operand in [node.left, *node.comparators])
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            found.add(id(node.test))
+        elif isinstance(node, ast.BoolOp):
+            found.update(id(value) for value in node.values)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            found.add(id(node.operand))
+    return found

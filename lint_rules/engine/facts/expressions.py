@@ -15,8 +15,6 @@ STORING_METHODS = frozenset(
     {"__setitem__", "__setattr__", "__delitem__", "__delattr__", "update", "setdefault", "pop", "popitem", "clear"}
 )
 """Methods that may store into the object they are called on (a model's outputs are a dict too)."""
-READING_BUILTINS = frozenset({"isinstance", "len", "print", "type", "id", "hasattr", "getattr", "repr", "str", "bool"})
-"""Builtins that store nothing into their arguments."""
 TENSOR_PRESERVING_METHODS = frozenset(
     {"to", "clone", "detach", "cpu", "cuda", "long", "int", "squeeze", "view_as", "reshape_as", "contiguous"}
 )
@@ -341,7 +339,8 @@ def layers_changed_at(node: ast.AST) -> list[str]:
     `cache`'s count) whose `layers` the node may change or hand on: `cache.layers = ...`,
     `cache.layers[0] = ...`, `cache.layers.append(...)` (any method), `f(cache.layers)` (but a reading builtin: `len`, `enumerate`, ...),
     `ls = cache.layers`, `cache.__dict__`, and `setattr`/`getattr`/`vars` given the receiver with a
-    name that may be `layers` (`getattr(cache, "layers").append(...)`)."""
+    name that may be `layers` (`getattr(cache, "layers").append(...)`). The calls of functions that
+    change the layers of what they are handed: `layer_changes`."""
     receivers = [dotted_name(receiver) for receiver in layers_receivers(node)]
     return [prefix for receiver in receivers for prefix in prefixes(receiver)]
 
@@ -383,7 +382,8 @@ READING_BUILTINS = frozenset(
     {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "sum", "min", "max", "any", "all",
      "isinstance", "hasattr", "print", "repr", "str", "id", "type", "bool"}
 )  # fmt: skip
-"""Builtins that read a list handed to them, and never change it (a copy, an iterator, a count)."""
+"""Builtins that read what is handed to them, and never store into it or change it (a copy, an
+iterator, a count); not `getattr`, whose result may be a method that does (`getattr(c.layers, "append")`)."""
 
 
 def prefixes(dotted: str) -> list[str]:

@@ -459,6 +459,13 @@ def own_scope_nodes(function: ScopeNode, lines: Sequence[int] | None = None) -> 
         pending.extend(header_of(node) if isinstance(node, NESTED_SCOPES) else ast.iter_child_nodes(node))
 
 
+DECLARING_NODES = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
+    ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+)  # fmt: skip
+"""The nodes `declared_names` reads: a cheap test before the call."""
+
+
 def declared_names(node: ast.AST) -> list[str]:
     """The names a node binds other than by a store to a name or as a parameter: a definition's name,
     an import statement's names, `global`/`nonlocal`, an `except ... as` or a `match` capture."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.module_text import declared_names
+from lint_rules.engine.facts.module_text import DECLARING_NODES, declared_names
 from lint_rules.engine.facts.returned_values import annotated_classes
 
 ReceiverClass = tuple[str, bool]
@@ -33,7 +33,7 @@ def receiver_classes(
                     constructed.setdefault(target.id, set()).add(constructed_class(node.value))
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             stored.append(node)
-        else:
+        elif isinstance(node, DECLARING_NODES):
             declared.update(declared_names(node))
     rebound = {node.id for node in stored if id(node) not in direct} | declared
     arguments = [argument for argument in ast.walk(function.args) if isinstance(argument, ast.arg)]

@@ -57,7 +57,7 @@ def names_bound_to_int_length_caches(
     for node in own_scope_nodes(function):
         for name in bound_names(node):  # any binding form: a `match` capture or an import counts too
             stores[name] = stores.get(name, 0) + 1
-        changed.update(ex.layers_changed_at(node))  # `cache.layers.append(StaticLayer(8))`
+        changed.update(module.classes.layer_changes.changed_at(node))  # `cache.layers.append(...)`, `grow(cache)`
     parameters = {argument.arg for argument in ex.arguments_of(function)}
     return frozenset(
         name

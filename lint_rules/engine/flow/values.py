@@ -11,7 +11,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind as typed_receiver_kind
 from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.compiled import is_torchscript
-from lint_rules.engine.facts.definitions import Definition, layers_changed_in
+from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.transformers_api import int_parameters_of
 from lint_rules.engine.flow import operands
@@ -536,7 +536,7 @@ class ValueWalker:
     def changes_layers(self) -> bool:
         """The scope may change or hand on the layers of some object (`ex.layers_changed_at`), which an
         int-length cache it holds (through any alias) may be: asked only for such a cache, once per walk."""
-        return bool(layers_changed_in(self.scope.body_owner, self.module.classes.layers_lines))
+        return bool(self.module.classes.layer_changes.changed_in(self.scope.body_owner))
 
     # ----- what operands are (see `operands`) -------------------------------------------------
 
