@@ -329,3 +329,373 @@ def test_a_cache_built_from_what_the_function_is_handed_may_alias_it() -> None:
         "a function that changes only the layers of a cache it builds from nothing it is handed"
     ].replace("copied = DynamicCache()", "copied = DynamicCache(c)")
     assert codes(aliased) == ["SLG002"]
+
+
+# ----- a second reader's programs (2026-12-05): each was silent at 549793b ----------------------------
+
+REVIEWED_MUST_REPORT = {
+    "an alias given back by `or` (regression)": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def generate(ids):
+    cache = DynamicCache()
+    layers = cache.layers
+    (layers or []).append(StaticLayer(8))
+    return ids[:, cache.get_seq_length():]
+""",
+    "an alias given back by `and`": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def generate(ids):
+    cache = DynamicCache()
+    layers = cache.layers
+    (ids is not None and layers).append(StaticLayer(8))
+    return ids[:, cache.get_seq_length():]
+""",
+    "an alias given back by max()": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def generate(ids):
+    cache = DynamicCache()
+    layers = cache.layers
+    more = max(layers, [], key=len)
+    more.append(StaticLayer(8))
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changer kept by functools.partial": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+import functools
+
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+add = functools.partial(grow)
+
+def generate(ids):
+    cache = DynamicCache()
+    add(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changer kept by staticmethod() in a class body": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+class Runner:
+    add = staticmethod(grow)
+
+    def generate(self, ids):
+        cache = DynamicCache()
+        self.add(cache)
+        return ids[:, cache.get_seq_length():]
+""",
+    "a changer kept in a list": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+HOOKS = []
+HOOKS.append(grow)
+
+def generate(ids):
+    cache = DynamicCache()
+    for hook in HOOKS:
+        hook(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changer kept by dict.setdefault": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+HOOKS = {}
+HOOKS.setdefault("grow", grow)
+
+def generate(ids):
+    cache = DynamicCache()
+    HOOKS["grow"](cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda in a dict": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+OPS = {'add': lambda c: c.layers.append(StaticLayer(8))}
+
+def generate(ids):
+    cache = DynamicCache()
+    OPS['add'](cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda bound by a for target": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+for add in [lambda c: c.layers.append(StaticLayer(8))]:
+    pass
+
+def generate(ids):
+    cache = DynamicCache()
+    add(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda in a conditional expression": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+add = (lambda c: c.layers.append(StaticLayer(8))) if True else None
+
+def generate(ids):
+    cache = DynamicCache()
+    add(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda as a default": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def generate(ids, add=lambda c: c.layers.append(StaticLayer(8))):
+    cache = DynamicCache()
+    add(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda used as a method": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Runner:
+    grow = lambda self, c: c.layers.append(StaticLayer(8))
+
+    def generate(self, ids):
+        cache = DynamicCache()
+        self.grow(cache)
+        return ids[:, cache.get_seq_length():]
+""",
+    "a bound method alias of a method that changes its object": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+
+    def _sync(self):
+        self.cache.layers.append(StaticLayer(8))
+
+    def generate(self, ids):
+        sync = self._sync
+        sync()
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a method that changes its object, in a loop over a tuple": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+
+    def _sync(self):
+        self.cache.layers.append(StaticLayer(8))
+
+    def generate(self, ids):
+        for step in (self._sync,):
+            step()
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a property that changes its object": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+
+    @property
+    def synced(self):
+        self.cache.layers.append(StaticLayer(8))
+        return self
+
+    def generate(self, ids):
+        self.synced
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a method that changes its object, through super()": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Base:
+    def _sync(self):
+        self.cache.layers.append(StaticLayer(8))
+
+class Runner(Base):
+    def __init__(self):
+        self.cache = DynamicCache()
+
+    def generate(self, ids):
+        super()._sync()
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a forward that changes its object, run by self(ids)": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+from torch import nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = DynamicCache()
+
+    def forward(self, ids):
+        self.cache.layers.append(StaticLayer(8))
+        return ids
+
+    def generate(self, ids):
+        self(ids)
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a change through *args": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(*cs):
+    cs[0].layers.append(StaticLayer(8))
+
+def generate(ids):
+    cache = DynamicCache()
+    grow(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a change through **kwargs": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(**kw):
+    kw["c"].layers.append(StaticLayer(8))
+
+def generate(ids):
+    cache = DynamicCache()
+    grow(c=cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a change of a subscripted object in the function itself": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def generate(ids):
+    cache = DynamicCache()
+    pair = [cache]
+    pair[0].layers.append(StaticLayer(8))
+    return ids[:, cache.get_seq_length():]
+""",
+    "an attribute whose layers __init__ changes": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+        self.cache.layers.append(StaticLayer(8))
+
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute whose layers __init__ changes through a helper": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+        grow(self.cache)
+
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute whose layers a method never called here changes": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+
+    def warm(self):
+        self.cache.layers.append(StaticLayer(8))
+
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a class-level cache changed in the class body": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+class Runner:
+    cache = DynamicCache()
+    grow(cache)
+
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+}
+REVIEWED_MUST_REPORT["a lambda in a dict that calls a changer"] = """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+from helpers import run_hooks
+
+
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+
+HOOKS = {"grow": lambda c: grow(c)}
+
+
+def generate(ids):
+    cache = DynamicCache()
+    run_hooks(HOOKS, cache)
+    return ids[:, cache.get_seq_length():]
+"""
+REVIEWED_MUST_STAY_SILENT = {
+    "reading a changer's docs runs nothing": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+from helpers import log
+
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+HELP = grow.__doc__
+
+def generate(ids):
+    cache = DynamicCache()
+    log(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "comparing a changer runs nothing": """\
+from transformers import DynamicCache
+from transformers.cache_utils import StaticLayer
+from helpers import log
+
+def grow(c):
+    c.layers.append(StaticLayer(8))
+
+def generate(ids, hook=None):
+    cache = DynamicCache()
+    if hook is grow:
+        pass
+    log(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+}
+
+
+def reviewed_codes(program: str) -> list[str]:
+    return [finding.code for finding in analyze_source(program, "m.py", releases=DYNAMIC_CACHE_COUNTS_INT)]
+
+
+@pytest.mark.parametrize("program", REVIEWED_MUST_REPORT.values(), ids=REVIEWED_MUST_REPORT.keys())
+def test_a_second_readers_change_of_the_layers_is_reported(program: str) -> None:
+    """Returned by `or`/`and`/`max`, kept by a call and run later, a lambda bound otherwise than by
+    `name = lambda`, a bound method or property of the object, `super()`, `*args`/`**kwargs`, an
+    attribute whose layers any code of the module changes (`__init__`, an uncalled method, a class body)."""
+    assert "SLG002" in reviewed_codes(program)
+
+
+@pytest.mark.parametrize("program", REVIEWED_MUST_STAY_SILENT.values(), ids=REVIEWED_MUST_STAY_SILENT.keys())
+def test_reading_a_changer_without_running_it_keeps_the_int_length(program: str) -> None:
+    assert reviewed_codes(program) == []

@@ -448,9 +448,15 @@ def reading_positions(nodes: Sequence[ast.AST]) -> set[int]:
         elif isinstance(node, ast.Compare):
             found.update(id(operand) for operand in [node.left, *node.comparators])
         elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-            found.add(id(node.test))
-        elif isinstance(node, ast.BoolOp):
-            found.update(id(value) for value in node.values)
+            found.update(truth_tested(node.test))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            found.add(id(node.operand))
+            found.update(truth_tested(node.operand))
     return found
+
+
+def truth_tested(test: ast.expr) -> list[int]:
+    """The ids of a test and of the operands of the `and`/`or` it is (their values are only tested
+    there; `layers or []` elsewhere gives the list back)."""
+    if isinstance(test, ast.BoolOp):
+        return [id(test), *(found for value in test.values for found in truth_tested(value))]
+    return [id(test)]

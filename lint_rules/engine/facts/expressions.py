@@ -341,7 +341,7 @@ def layers_changed_at(node: ast.AST) -> list[str]:
     `ls = cache.layers`, `cache.__dict__`, and `setattr`/`getattr`/`vars` given the receiver with a
     name that may be `layers` (`getattr(cache, "layers").append(...)`). The calls of functions that
     change the layers of what they are handed: `layer_changes`."""
-    receivers = [dotted_name(receiver) for receiver in layers_receivers(node)]
+    receivers = [dotted_name(receiver) or "*" for receiver in layers_receivers(node)]  # `cs[0].layers`: any object
     return [prefix for receiver in receivers for prefix in prefixes(receiver)]
 
 
@@ -379,11 +379,12 @@ def called_on_layers(call: ast.Call) -> list[ast.expr]:
 
 NAMED_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr", "__setattr__", "vars"})
 READING_BUILTINS = frozenset(
-    {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "sum", "min", "max", "any", "all",
+    {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "sum", "any", "all",
      "isinstance", "hasattr", "print", "repr", "str", "id", "type", "bool"}
 )  # fmt: skip
-"""Builtins that read what is handed to them, and never store into it or change it (a copy, an
-iterator, a count); not `getattr`, whose result may be a method that does (`getattr(c.layers, "append")`)."""
+"""Builtins that read what is handed to them, and never store into it, change it or give it back (a
+copy, an iterator, a count); not `getattr`, whose result may be a method that does
+(`getattr(c.layers, "append")`), nor `min`/`max`, which return one of their arguments."""
 
 
 def prefixes(dotted: str) -> list[str]:

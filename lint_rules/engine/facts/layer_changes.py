@@ -34,7 +34,12 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.class_builders import keeps_the_function
-from lint_rules.engine.facts.definitions import inner_blocks, layers_changed_in, statements_at_lines
+from lint_rules.engine.facts.definitions import (
+    inner_blocks,
+    layers_changed_in,
+    simple_statements,
+    statements_at_lines,
+)
 from lint_rules.engine.facts.module_text import (
     BINDING_NODES,
     bound_names,
@@ -120,8 +125,37 @@ class LayerChanges:
         if not within or not isinstance(body, list):
             return direct
         statements = [found for at_line in statements_at_lines(body, within).values() for found in at_line]
-        calls = [node for node in ex.statement_parts(statements) if isinstance(node, ast.Call)]
-        return direct | {receiver for call in calls for receiver in receivers_of(changed_arguments(call, self.known))}
+        return direct | frozenset(receivers_of(changed_through(list(ex.statement_parts(statements)), self.known)))
+
+    @functools.cached_property
+    def changed_attributes(self) -> frozenset[str]:
+        """The attributes whose objects' layers some code of the module may change, in any method or
+        function (`self.cache.layers.append(...)`, `grow(self.cache)`, `warm()` never called here) or
+        in a class body (`cache = DynamicCache()` then `grow(cache)`): what a store binds to such an
+        attribute is not what it holds later."""
+        lines = sorted({*self.layers_lines, *self.call_lines})
+        found = {
+            receiver.rpartition(".")[2]
+            for function, _ in functions_holding(self.tree.body, lines, None)
+            for receiver in self.changed_in(function)
+            if "." in receiver
+        }
+        module_level = [node for inner in simple_statements(self.tree.body) for node in ex.statement_parts([inner])]
+        found |= {
+            receiver.rpartition(".")[2]
+            for node in module_level
+            for receiver in self.changed_at(node)
+            if "." in receiver
+        }
+        for cls in self.class_bodies:
+            nodes = [node for inner in simple_statements(cls.body) for node in ex.statement_parts([inner])]
+            found |= {receiver for node in nodes for receiver in self.changed_at(node)}
+        return frozenset(found)
+
+    @functools.cached_property
+    def class_bodies(self) -> list[ast.ClassDef]:
+        """The classes whose bodies hold a line that names `layers` or a changer."""
+        return list(classes_holding(self.tree.body, sorted({*self.layers_lines, *self.call_lines})))
 
     def changed_at(self, node: ast.AST) -> list[str]:
         """The receivers whose layers one node may change or hand on."""
@@ -196,35 +230,60 @@ class LayerChanges:
 
     def escapes(self, changers: Changers) -> tuple[bool, frozenset[tuple[int, int]]]:
         """Where a changer of what it is handed may run other than by a call of its name: whether any
-        call may (a `forward` or `__call__`, read otherwise than as an argument or a call, or wrapped),
-        and the calls it is handed to as an argument (their ids and lines)."""
+        call may (it is read as a value: passed, stored, returned; a changing lambda not bound by
+        `name = lambda`; a wrapped `def`), and the calls it is the `target=` of (a thread, a
+        process: that call hands it what it is given), by id and line."""
         handing = frozenset(
             name for name, entries in changers.items() if any(c.changes_what_it_is_handed for c in entries)
         )
         if handing & CALLED_AS_OBJECTS:
             return True, frozenset()
-        nodes = (
-            list(ex.statement_parts(self.statements_on(self.lines_naming(handing, with_layers=False))))
-            if handing
-            else []
-        )
+        if self.unnamed_changing_lambda:
+            return True, frozenset()  # a changing lambda in a display, a default, a call: it may run anywhere
+        if not handing:
+            return False, frozenset()
+        statements = self.statements_on(self.lines_naming(handing, with_layers=False))
+        nodes = list(ex.statement_parts(statements))
+        named = named_lambdas(statements)
+        if any(
+            isinstance(node, ast.Lambda) and id(node) not in named and lambda_hands_on(node, Known(changers))
+            for node in nodes
+        ):
+            return True, frozenset()  # `{"add": lambda c: grow(c)}`
         calls = [node for node in nodes if isinstance(node, ast.Call)]
         called = {id(call.func) for call in calls}
-        argument_of = {id(ex.unstarred(argument)): call for call in calls for argument in handed(call)}
+        harmless = harmless_reads(nodes)
+        targets = {id(keyword.value): call for call in calls for keyword in call.keywords if keyword.arg == "target"}
         handed_to: set[tuple[int, int]] = set()
         for node in nodes:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in handing and is_wrapped(node):
                 return True, frozenset()
-            if (
+            if not (
                 isinstance(node, (ast.Name, ast.Attribute))
                 and last_name(node) in handing
                 and is_read_not_called(node, called)
+                and id(node) not in harmless
             ):
-                if id(node) not in argument_of:
-                    return True, frozenset()
-                call = argument_of[id(node)]
-                handed_to.add((id(call), call.lineno))
+                continue
+            call = targets.get(id(node))
+            if call is None:
+                return True, frozenset()  # stored, returned, or handed to a call that may keep it
+            handed_to.add((id(call), call.lineno))
         return False, frozenset(handed_to)
+
+    @functools.cached_property
+    def unnamed_changing_lambda(self) -> bool:
+        """A lambda that changes layers (directly: `lambda c: c.layers.append(...)`) written other than
+        as the whole value of `name = lambda ...`."""
+        if self.text is None or "lambda" not in self.text:
+            return False
+        lines = sorted(set(self.layers_lines) & set(lines_mentioning(self.text, ["lambda"], whole_words=True)))
+        statements = self.statements_on(lines)
+        named = named_lambdas(statements)
+        return any(
+            isinstance(node, ast.Lambda) and id(node) not in named and lambda_changes(node)
+            for node in ex.statement_parts(statements)
+        )
 
     def statements_on(self, lines: list[int]) -> list[ast.stmt]:
         return [statement for found in statements_at_lines(self.tree.body, lines).values() for statement in found]
@@ -249,14 +308,32 @@ def receivers_changed(
     of the changers `known`."""
     changed = set(layers_changed_in(function, layers_lines)) if layers_lines else set()
     if isinstance(function, ast.Lambda):
-        calls = [node for node in ast.walk(function.body) if isinstance(node, ast.Call)]
+        nodes = list(ast.walk(function.body))
     else:
         start = bisect.bisect_left(call_lines, function.lineno)
         within = call_lines[start : bisect.bisect_right(call_lines, function.end_lineno or function.lineno)]
         statements = [found for at_line in statements_at_lines(function.body, within).values() for found in at_line]
-        calls = [node for node in ex.statement_parts(statements) if isinstance(node, ast.Call)] if within else []
-    changed |= {receiver for call in calls for receiver in receivers_of(changed_arguments(call, known))}
-    return frozenset(changed)
+        nodes = list(ex.statement_parts(statements)) if within else []
+    return frozenset(changed | set(receivers_of(changed_through(nodes, known))))
+
+
+def changed_through(nodes: list[ast.AST], known: Known) -> list[ast.expr]:
+    """What the calls among `nodes` hand to changers, and the objects whose changing methods are read
+    without a call (`sync = self._sync`, `(self._sync,)`, a `@property`): a bound method may run
+    later, on its object."""
+    calls = [node for node in nodes if isinstance(node, ast.Call)]
+    called = {id(call.func) for call in calls}
+    methods = {name for name, entries in known.changers.items() if any(changer.method for changer in entries)}
+    bound = [
+        node.value
+        for node in nodes
+        if isinstance(node, ast.Attribute)
+        and node.attr in methods
+        and id(node) not in called
+        and isinstance(node.value, ast.Name)
+        and not node.value.id[:1].isupper()
+    ]
+    return [argument for call in calls for argument in changed_arguments(call, known)] + bound
 
 
 def parameters_of(function: FunctionNode, receivers: frozenset[str]) -> frozenset[str]:
@@ -345,6 +422,8 @@ def first_bindings(call: ast.Call, changer: Changer) -> list[bool]:
     a static method does not; a method called through a class (`Holder.m(obj, x)`) may either way."""
     if changer.builds:
         return [True]
+    if isinstance(changer.function, ast.Lambda) and isinstance(call.func, ast.Attribute):
+        return [False, True]  # a lambda bound in a class body is a method
     if not changer.method or not isinstance(call.func, ast.Attribute):
         return [False]
     receiver = call.func.value
@@ -355,6 +434,9 @@ def first_bindings(call: ast.Call, changer: Changer) -> list[bool]:
     return [True] if on_an_object else [False, True]
 
 
+SELF = ast.Name(id="self", ctx=ast.Load())
+
+
 def object_called_on(call: ast.Call) -> ast.Name | None:
     """`self` of `self._grow(cache)`, `holder` of `holder.sync()`: the object a method changer of its
     own object may be called on. A method called on an attribute or another expression
@@ -362,6 +444,8 @@ def object_called_on(call: ast.Call) -> ast.Name | None:
     object's layers), and one called through a class (`Layer.__init__(self, ...)`) gets its object
     as an argument."""
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if receiver is not None and ex.is_super_call(receiver):
+        return SELF  # `super().m()` runs on the method's own object, by convention `self`
     return receiver if isinstance(receiver, ast.Name) and not receiver.id[:1].isupper() else None
 
 
@@ -422,6 +506,16 @@ def locals_that_may_hold_parameters(function: FunctionNode, parameters: frozense
     return frozenset(holding - parameters)
 
 
+def classes_holding(body: Sequence[ast.stmt], lines: Sequence[int]) -> Iterator[ast.ClassDef]:
+    """The classes at any depth whose lines hold one of `lines` (sorted)."""
+    for statement in body:
+        if spans_one_of(statement, lines):
+            if isinstance(statement, ast.ClassDef):
+                yield statement
+            for block in inner_blocks(statement):
+                yield from classes_holding(block, lines)
+
+
 def functions_holding(
     body: Sequence[ast.stmt], lines: Sequence[int], cls: ast.ClassDef | None
 ) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef | None]]:
@@ -451,6 +545,32 @@ def reaching_callers(changers: Changers) -> frozenset[str]:
     return frozenset(name for name, entries in changers.items() if any(changer.reaches_callers for changer in entries))
 
 
+def named_lambdas(statements: Sequence[ast.stmt]) -> set[int]:
+    """The lambdas bound as the whole value of a plain assignment (`add = lambda c: ...`): changers by that name."""
+    return {
+        id(statement.value)
+        for statement in statements
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Lambda)
+    }
+
+
+HARMLESS_ATTRIBUTES = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
+
+
+def harmless_reads(nodes: Sequence[ast.AST]) -> set[int]:
+    """The ids of reads of a function that cannot run it: its name or docs (`grow.__doc__`), an
+    identity or equality test (`hook is grow`)."""
+    found: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Attribute) and node.attr in HARMLESS_ATTRIBUTES:
+            found.add(id(node.value))
+        elif isinstance(node, ast.Compare) and all(
+            isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in node.ops
+        ):
+            found.update(id(operand) for operand in [node.left, *node.comparators])
+    return found
+
+
 def statement_changers(statement: ast.stmt, known: Known) -> list[tuple[str, Changer]]:
     """A class deriving from a changing class, a name bound to a changer or to a changing lambda."""
     if isinstance(statement, ast.ClassDef):
@@ -477,6 +597,11 @@ def bound_changers(value: ast.expr, known: Known) -> list[Changer]:
         changed = parameters_of(value, receivers_changed(value, [], known, [])) | lambda_changes(value)
         return [Changer(value, changed)] if changed else []
     return list(known.changers.get(last_name(value), ()))
+
+
+def lambda_hands_on(function: ast.Lambda, known: Known) -> bool:
+    """The lambda calls a changer with something (a parameter, an object it closes over)."""
+    return any(isinstance(node, ast.Call) and changed_arguments(node, known) for node in ast.walk(function.body))
 
 
 def lambda_changes(function: ast.Lambda) -> frozenset[str]:

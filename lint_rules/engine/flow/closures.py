@@ -59,6 +59,8 @@ def names_bound_to_int_length_caches(
             stores[name] = stores.get(name, 0) + 1
         changed.update(module.classes.layer_changes.changed_at(node))  # `cache.layers.append(...)`, `grow(cache)`
     parameters = {argument.arg for argument in ex.arguments_of(function)}
+    if "*" in changed:
+        return frozenset()  # `caches[0].layers.append(...)`: any cache may be the changed one
     return frozenset(
         name
         for name, bindings in values.items()
