@@ -333,10 +333,10 @@ def test_a_cache_built_from_what_the_function_is_handed_may_alias_it() -> None:
 
 # ----- a second reader's programs (2026-12-05): each was silent at 549793b ----------------------------
 
+READER_IMPORTS = "from transformers import DynamicCache\nfrom transformers.cache_utils import StaticLayer\n"
+
 REVIEWED_MUST_REPORT = {
     "an alias given back by `or` (regression)": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def generate(ids):
     cache = DynamicCache()
     layers = cache.layers
@@ -344,8 +344,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "an alias given back by `and`": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def generate(ids):
     cache = DynamicCache()
     layers = cache.layers
@@ -353,8 +351,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "an alias given back by max()": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def generate(ids):
     cache = DynamicCache()
     layers = cache.layers
@@ -363,8 +359,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changer kept by functools.partial": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 import functools
 
 def grow(c):
@@ -378,8 +372,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changer kept by staticmethod() in a class body": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(c):
     c.layers.append(StaticLayer(8))
 
@@ -392,8 +384,6 @@ class Runner:
         return ids[:, cache.get_seq_length():]
 """,
     "a changer kept in a list": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(c):
     c.layers.append(StaticLayer(8))
 
@@ -407,8 +397,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changer kept by dict.setdefault": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(c):
     c.layers.append(StaticLayer(8))
 
@@ -421,8 +409,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changing lambda in a dict": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 OPS = {'add': lambda c: c.layers.append(StaticLayer(8))}
 
 def generate(ids):
@@ -431,8 +417,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changing lambda bound by a for target": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 for add in [lambda c: c.layers.append(StaticLayer(8))]:
     pass
 
@@ -442,8 +426,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changing lambda in a conditional expression": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 add = (lambda c: c.layers.append(StaticLayer(8))) if True else None
 
 def generate(ids):
@@ -452,16 +434,12 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a changing lambda as a default": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def generate(ids, add=lambda c: c.layers.append(StaticLayer(8))):
     cache = DynamicCache()
     add(cache)
     return ids[:, cache.get_seq_length():]
 """,
     "a changing lambda used as a method": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Runner:
     grow = lambda self, c: c.layers.append(StaticLayer(8))
 
@@ -471,8 +449,6 @@ class Runner:
         return ids[:, cache.get_seq_length():]
 """,
     "a bound method alias of a method that changes its object": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Runner:
     def __init__(self):
         self.cache = DynamicCache()
@@ -486,8 +462,6 @@ class Runner:
         return ids[:, self.cache.get_seq_length():]
 """,
     "a method that changes its object, in a loop over a tuple": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Runner:
     def __init__(self):
         self.cache = DynamicCache()
@@ -501,8 +475,6 @@ class Runner:
         return ids[:, self.cache.get_seq_length():]
 """,
     "a property that changes its object": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Runner:
     def __init__(self):
         self.cache = DynamicCache()
@@ -517,8 +489,6 @@ class Runner:
         return ids[:, self.cache.get_seq_length():]
 """,
     "a method that changes its object, through super()": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Base:
     def _sync(self):
         self.cache.layers.append(StaticLayer(8))
@@ -532,8 +502,6 @@ class Runner(Base):
         return ids[:, self.cache.get_seq_length():]
 """,
     "a forward that changes its object, run by self(ids)": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 from torch import nn
 
 class Model(nn.Module):
@@ -550,8 +518,6 @@ class Model(nn.Module):
         return ids[:, self.cache.get_seq_length():]
 """,
     "a change through *args": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(*cs):
     cs[0].layers.append(StaticLayer(8))
 
@@ -561,8 +527,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a change through **kwargs": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(**kw):
     kw["c"].layers.append(StaticLayer(8))
 
@@ -572,8 +536,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "a change of a subscripted object in the function itself": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def generate(ids):
     cache = DynamicCache()
     pair = [cache]
@@ -581,8 +543,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "an attribute whose layers __init__ changes": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Runner:
     def __init__(self):
         self.cache = DynamicCache()
@@ -592,8 +552,6 @@ class Runner:
         return ids[:, self.cache.get_seq_length():]
 """,
     "an attribute whose layers __init__ changes through a helper": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(c):
     c.layers.append(StaticLayer(8))
 
@@ -606,8 +564,6 @@ class Runner:
         return ids[:, self.cache.get_seq_length():]
 """,
     "an attribute whose layers a method never called here changes": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 class Runner:
     def __init__(self):
         self.cache = DynamicCache()
@@ -619,8 +575,6 @@ class Runner:
         return ids[:, self.cache.get_seq_length():]
 """,
     "a class-level cache changed in the class body": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 def grow(c):
     c.layers.append(StaticLayer(8))
 
@@ -633,8 +587,6 @@ class Runner:
 """,
 }
 REVIEWED_MUST_REPORT["a lambda in a dict that calls a changer"] = """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 from helpers import run_hooks
 
 
@@ -652,8 +604,6 @@ def generate(ids):
 """
 REVIEWED_MUST_STAY_SILENT = {
     "reading a changer's docs runs nothing": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 from helpers import log
 
 def grow(c):
@@ -667,8 +617,6 @@ def generate(ids):
     return ids[:, cache.get_seq_length():]
 """,
     "comparing a changer runs nothing": """\
-from transformers import DynamicCache
-from transformers.cache_utils import StaticLayer
 from helpers import log
 
 def grow(c):
@@ -685,7 +633,9 @@ def generate(ids, hook=None):
 
 
 def reviewed_codes(program: str) -> list[str]:
-    return [finding.code for finding in analyze_source(program, "m.py", releases=DYNAMIC_CACHE_COUNTS_INT)]
+    """The codes for a reader's program, under the two imports every one of them starts with."""
+    text = READER_IMPORTS + program
+    return [finding.code for finding in analyze_source(text, "m.py", releases=DYNAMIC_CACHE_COUNTS_INT)]
 
 
 @pytest.mark.parametrize("program", REVIEWED_MUST_REPORT.values(), ids=REVIEWED_MUST_REPORT.keys())
@@ -698,4 +648,342 @@ def test_a_second_readers_change_of_the_layers_is_reported(program: str) -> None
 
 @pytest.mark.parametrize("program", REVIEWED_MUST_STAY_SILENT.values(), ids=REVIEWED_MUST_STAY_SILENT.keys())
 def test_reading_a_changer_without_running_it_keeps_the_int_length(program: str) -> None:
+    assert reviewed_codes(program) == []
+
+
+# ----- a second reader's second round (2026-12-05): each was silent at 473b700 -----------------------
+
+SECOND_READER_MUST_REPORT = {
+    "an attribute changed through a local alias in another method": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def warm(self):
+        c = self.cache
+        c.layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute handed on through a local alias": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def warm(self):
+        c = self.cache
+        grow(c)
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute bound by a chained store": """\
+class Runner:
+    def __init__(self):
+        self.cache = c = DynamicCache()
+        c.layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute changed through a tuple of attributes": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+        self.other = DynamicCache()
+    def warm(self):
+        for c in (self.cache, self.other):
+            grow(c)
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute changed through a loop target": """\
+class Runner:
+    def __init__(self):
+        self.caches = [DynamicCache()]
+    def warm(self):
+        for c in self.caches:
+            c.layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.caches[0].get_seq_length():]
+""",
+    "an attribute changed through a with target": """\
+from contextlib import nullcontext
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def warm(self):
+        with nullcontext(self.cache) as c:
+            c.layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an instance's attribute aliased at module level": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+r = Runner()
+c = r.cache
+c.layers.append(StaticLayer(8))
+""",
+    "an instance's attribute aliased in a function": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+def main():
+    r = Runner()
+    c = r.cache
+    grow(c)
+""",
+    "a class attribute aliased at module level": """\
+class Runner:
+    cache = DynamicCache()
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+c = Runner.cache
+c.layers.append(StaticLayer(8))
+""",
+    "a class attribute aliased in the class body": """\
+class Runner:
+    cache = DynamicCache()
+    _c = cache
+    _c.layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a class attribute in a tuple in the class body": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+class Runner:
+    cache = DynamicCache()
+    for _c in (cache,):
+        grow(_c)
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an element of an attribute changed": """\
+class Runner:
+    def __init__(self):
+        self.caches = [DynamicCache()]
+    def warm(self):
+        self.caches[0].layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.caches[0].get_seq_length():]
+""",
+    "an attribute changed through a walrus": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def warm(self):
+        (c := self.cache).layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute changed through a conditional expression": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+        self.other = None
+    def warm(self):
+        (self.other or self.cache).layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute changed through a method returning it": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def get(self):
+        return self.cache
+    def warm(self):
+        self.get().layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute named by getattr with a literal": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def warm(self):
+        grow(getattr(self, "cache"))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "a cache handed inside an or": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+def generate(ids, other=None):
+    cache = DynamicCache()
+    grow(other or cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a cache handed inside a conditional expression": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+def generate(ids, flag):
+    cache = DynamicCache()
+    grow(cache if flag else None)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a cache handed inside a walrus": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+def generate(ids):
+    grow(cache := DynamicCache())
+    return ids[:, cache.get_seq_length():]
+""",
+    "a cache handed inside a constructor call": """\
+def grow(h):
+    h.c.layers.append(StaticLayer(8))
+class H:
+    def __init__(self, c):
+        self.c = c
+def generate(ids):
+    cache = DynamicCache()
+    grow(H(cache))
+    return ids[:, cache.get_seq_length():]
+""",
+    "a parameter rebound to another parameter": """\
+def grow(c, d=None):
+    d = d or c
+    d.layers.append(StaticLayer(8))
+def generate(ids):
+    cache = DynamicCache()
+    grow(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda stored into a subscript": """\
+OPS = {}
+OPS["add"] = lambda c: c.layers.append(StaticLayer(8))
+def generate(ids):
+    cache = DynamicCache()
+    OPS["add"](cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changing lambda stored into an attribute": """\
+class NS: pass
+ns = NS()
+ns.add = lambda c: c.layers.append(StaticLayer(8))
+def generate(ids):
+    cache = DynamicCache()
+    ns.add(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changer kept as a dict's target": """\
+def grow(c):
+    c.layers.append(StaticLayer(8))
+SPEC = dict(target=grow)
+def generate(ids):
+    cache = DynamicCache()
+    SPEC["target"](cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a changer kept as a library call's target": """\
+from helpers import Hook
+def grow(c):
+    c.layers.append(StaticLayer(8))
+HOOK = Hook(target=grow)
+def generate(ids):
+    cache = DynamicCache()
+    HOOK(cache)
+    return ids[:, cache.get_seq_length():]
+""",
+    "a decorated class whose __init__ changes what it is handed": """\
+REG = {}
+def register(cls):
+    REG[cls.__name__] = cls
+    return cls
+@register
+class Holder:
+    def __init__(self, c):
+        c.layers.append(StaticLayer(8))
+def generate(ids):
+    cache = DynamicCache()
+    REG["Holder"](cache)
+    return ids[:, cache.get_seq_length():]
+""",
+}
+
+
+@pytest.mark.parametrize("program", SECOND_READER_MUST_REPORT.values(), ids=SECOND_READER_MUST_REPORT.keys())
+def test_a_change_through_an_alias_an_expression_or_a_keeper_is_reported(program: str) -> None:
+    """An attribute whose object any code of the module may change, however named (a local alias, a
+    subscript, a walrus, `getattr` with a literal, a module-level or class-level alias); a cache handed
+    inside an expression; a parameter rebound from another; a changing lambda or class kept by a
+    subscript, an attribute, a `target=` of a call that is no thread, a decorator."""
+    assert "SLG002" in reviewed_codes(program)
+
+
+SECOND_READER_MUST_STAY_SILENT = {
+    "a new local's layers changed in a method leave the attributes typed": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def snapshot(self):
+        copied = DynamicCache()
+        copied.layers.append(StaticLayer(8))
+        return copied
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute's layers only counted": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def n(self):
+        return len(self.cache.layers)
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "an attribute's layers aliased and only read": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+    def show(self):
+        layers = self.cache.layers
+        print(len(layers))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+    "another attribute's layers changed": """\
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+        self.scratch = DynamicCache()
+    def warm(self):
+        self.scratch.layers.append(StaticLayer(8))
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+""",
+}
+
+
+SECOND_READER_MUST_STAY_SILENT["a call's result changed in a method leaves the attributes typed"] = """\
+
+
+class Runner:
+    def __init__(self):
+        self.cache = DynamicCache()
+
+    def snapshot(self, other):
+        view = other.empty_like()
+        view.layers.append(StaticLayer(8))
+        return view
+
+    def generate(self, ids):
+        return ids[:, self.cache.get_seq_length():]
+"""
+
+
+@pytest.mark.parametrize("program", SECOND_READER_MUST_STAY_SILENT.values(), ids=SECOND_READER_MUST_STAY_SILENT.keys())
+def test_an_attribute_whose_object_no_code_changes_keeps_its_type(program: str) -> None:
+    """The twins of the attribute rule: a new object's layers, a read, another attribute."""
     assert reviewed_codes(program) == []

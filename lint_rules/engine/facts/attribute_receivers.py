@@ -473,7 +473,8 @@ class ReceiverTyping:
 
     def compute_attribute(self, cls: ast.ClassDef, attribute: str, element: bool, depth: int) -> Types:
         kin = class_kin(self.facts, cls)
-        if kin is None or attribute in self.facts.layer_changes.changed_attributes:
+        changed = self.facts.layer_changes.changed_attributes
+        if kin is None or attribute in changed or "*" in changed:
             return None  # `self.cache.layers.append(StaticLayer(8))` somewhere: what it counts is its layers'
         annotations = [annotation for member in kin for annotation in attribute_annotations(member, attribute)]
         if None in annotations:

@@ -117,7 +117,24 @@ def parameters_of(function: FunctionNode, receivers: frozenset[str]) -> frozense
     others = roots - parameters
     if "*" in others or (others and others & locals_that_may_hold_parameters(function, parameters)):
         return parameters
-    return frozenset(roots & parameters)
+    changed = roots & parameters
+    if changed and changed & rebound_parameters(function):
+        return parameters  # `d = d or c`: the rebound parameter may hold another one
+    return frozenset(changed)
+
+
+def rebound_parameters(function: FunctionNode) -> frozenset[str]:
+    """The parameters the function binds again (`d = d or c`)."""
+    if isinstance(function, ast.Lambda):
+        return frozenset()
+    parameters = parameter_names(function)
+    return frozenset(
+        name
+        for node in own_scope_nodes(function)
+        if isinstance(node, BINDING_NODES) and not isinstance(node, ast.arg)
+        for name in bound_names(node)
+        if name in parameters
+    )
 
 
 def changed_arguments(call: ast.Call, known: Known) -> list[ast.expr]:
@@ -234,9 +251,24 @@ def receivers_of(arguments: list[ast.expr]) -> list[str]:
             found += receivers_of([ex.unstarred(element) for element in argument.elts])
         elif isinstance(argument, ast.Dict):
             found += receivers_of(list(argument.values))
-        else:
+        elif ex.dotted_name(argument):
             found += ex.prefixes(ex.dotted_name(argument))
+        elif literal_getattr(argument):
+            found += ex.prefixes(literal_getattr(argument))
+        else:  # `other or cache`, `cache if f else None`, `H(cache)`: any object it names may be handed
+            named = [node for node in ast.walk(argument) if isinstance(node, (ast.Name, ast.Attribute))]
+            found += [prefix for node in named for prefix in ex.prefixes(ex.dotted_name(node))]
     return found
+
+
+def literal_getattr(node: ast.expr) -> str:
+    """`self.cache` of `getattr(self, "cache")` (or with a default); "" for anything else."""
+    if not (isinstance(node, ast.Call) and ex.dotted_name(node.func) == "getattr" and len(node.args) in (2, 3)):
+        return ""
+    owner, name = ex.dotted_name(node.args[0]), node.args[1]
+    if owner and isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier():
+        return f"{owner}.{name.value}"
+    return ""
 
 
 def parameter_names(function: FunctionNode) -> frozenset[str]:

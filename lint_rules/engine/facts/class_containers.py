@@ -42,6 +42,9 @@ def holds_only_int_length_objects(facts: ClassFacts, cls: ast.ClassDef, containe
     transformers' `Cache` from the class the lineage passes as `layer_class_to_replicate`), and
     only such objects are put in later (`append`, an item store), by the family or from outside."""
     attribute = self_attribute(container)
+    changed = facts.layer_changes.changed_attributes
+    if "*" in changed or attribute in changed:
+        return False  # `self.caches[0].layers.append(StaticLayer(8))` somewhere: an element counts its layers'
     subclasses = facts.subclasses(cls)  # an object of one may stand where `cls` is expected
     family = facts.family(cls)
     added = [value for member in family for value in facts.bindings(member).contents.get(attribute, [])]

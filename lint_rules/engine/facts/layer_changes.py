@@ -35,6 +35,7 @@ from lint_rules.engine.facts.changers import (
     Changers,
     Known,
     assembled,
+    assign_targets,
     changed_arguments,
     changed_through,
     first_parameter,
@@ -57,8 +58,12 @@ from lint_rules.engine.facts.definitions import (
     statements_at_lines,
 )
 from lint_rules.engine.facts.module_text import (
+    BINDING_NODES,
+    bound_names,
     lines_mentioning,
+    own_scope_nodes,
     spans_one_of,
+    statement_bindings,
 )
 
 CALLED_AS_OBJECTS = frozenset({"forward", "__call__"})
@@ -95,23 +100,15 @@ class LayerChanges:
         in a class body (`cache = DynamicCache()` then `grow(cache)`): what a store binds to such an
         attribute is not what it holds later."""
         lines = sorted({*self.layers_lines, *self.call_lines})
-        found = {
-            receiver.rpartition(".")[2]
-            for function, _ in functions_holding(self.tree.body, lines, None)
-            for receiver in self.changed_in(function)
-            if "." in receiver
-        }
-        module_level = [node for inner in simple_statements(self.tree.body) for node in ex.statement_parts([inner])]
-        found |= {
-            receiver.rpartition(".")[2]
-            for node in module_level
-            for receiver in self.changed_at(node)
-            if "." in receiver
-        }
-        for cls in self.class_bodies:
-            nodes = [node for inner in simple_statements(cls.body) for node in ex.statement_parts([inner])]
-            found |= {receiver for node in nodes for receiver in self.changed_at(node)}
-        return frozenset(found)
+        found: set[str] = set()
+        for function, _ in functions_holding(self.tree.body, lines, None):
+            kept = parameter_names(function) | call_result_locals(function)
+            found |= {attribute_or_any(receiver, kept) for receiver in self.changed_in(function)}
+        for body in [self.tree.body, *(cls.body for cls in self.class_bodies)]:
+            statements = list(simple_statements(body))
+            nodes = [node for inner in statements for node in ex.statement_parts([inner])]
+            found |= {scope_level(receiver, statements) for node in nodes for receiver in self.changed_at(node)}
+        return frozenset(found - {""})
 
     @functools.cached_property
     def class_bodies(self) -> list[ast.ClassDef]:
@@ -214,11 +211,17 @@ class LayerChanges:
         calls = [node for node in nodes if isinstance(node, ast.Call)]
         called = {id(call.func) for call in calls}
         harmless = harmless_reads(nodes)
-        targets = {id(keyword.value): call for call in calls for keyword in call.keywords if keyword.arg == "target"}
+        targets = {
+            id(keyword.value): call
+            for call in calls
+            if last_name(call.func) in THREAD_RUNNERS
+            for keyword in call.keywords
+            if keyword.arg == "target"
+        }
         handed_to: set[tuple[int, int]] = set()
         for node in nodes:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in handing and is_wrapped(node):
-                return True, frozenset()
+            if isinstance(node, DEFINITIONS) and node.name in handing and is_wrapped(node):
+                return True, frozenset()  # a decorator may keep it (`@register`)
             if not (
                 isinstance(node, (ast.Name, ast.Attribute))
                 and last_name(node) in handing
@@ -262,6 +265,66 @@ class LayerChanges:
         return list(range(1, last + 1))
 
 
+def attribute_or_any(receiver: str, kept: frozenset[str]) -> str:
+    """The attribute a changed receiver names (`cache` of `self.cache`); "" for a name of `kept` (a
+    parameter, whose callers hand it on and name the attribute there: `grow(self.cache)`; or a local
+    bound only to calls' results); `*` for anything else, which may hold any attribute's object
+    (`c = r.cache`, a loop's or `with`'s target, a subscript, a call)."""
+    if "." in receiver:
+        return receiver.rpartition(".")[2]
+    return "" if receiver in kept else "*"
+
+
+def scope_level(receiver: str, statements: list[ast.stmt]) -> str:
+    """What a change in a class body or at module level reaches: the attribute it names (`cache =
+    DynamicCache()` then `grow(cache)` in a class body; `r.cache`), `*` for a name there that may hold
+    another object (`_c = cache`, `c = runner.cache`), "" for a name the scope does not bind (a
+    comprehension's variable, a lambda's parameter) or binds only to a new object (`SHARED = Cache()`)."""
+    if "." in receiver:
+        return receiver.rpartition(".")[2]
+    values = [
+        statement.value
+        for statement in statements
+        if isinstance(statement, (ast.Assign, ast.AnnAssign))
+        for target in assign_targets(statement)
+        if isinstance(target, ast.Name) and target.id == receiver
+    ]
+    bound = {name for statement in statements for name in statement_bindings(statement)}
+    if receiver not in bound or (not values and receiver in comprehension_targets(statements)):
+        return ""  # `[c.layers.append(x) for c in caches]`: the comprehension's own variable
+    built = all(
+        isinstance(value, ast.Call) and ex.dotted_name(value.func).rpartition(".")[2][:1].isupper() for value in values
+    )
+    return receiver if values and built else "*"
+
+
+def comprehension_targets(statements: list[ast.stmt]) -> set[str]:
+    return {
+        name.id
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.comprehension)
+        for name in ast.walk(node.target)
+        if isinstance(name, ast.Name)
+    }
+
+
+def call_result_locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The locals every binding of which is a plain assignment of a call's result (`c = DynamicCache()`,
+    `view = first._empty_like(...)`): a new object, or one a function gives back, which is not
+    followed (`c = self.get()` of a method returning `self.cache`: docs/limits.md)."""
+    calls: dict[str, int] = {}
+    bindings: dict[str, int] = {}
+    for node in own_scope_nodes(function):
+        if isinstance(node, BINDING_NODES):
+            for name in bound_names(node):
+                bindings[name] = bindings.get(name, 0) + 1
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            calls[target.id] = calls.get(target.id, 0) + 1
+    return frozenset(name for name, count in calls.items() if bindings.get(name) == count)
+
+
 def classes_holding(body: Sequence[ast.stmt], lines: Sequence[int]) -> Iterator[ast.ClassDef]:
     """The classes at any depth whose lines hold one of `lines` (sorted)."""
     for statement in body:
@@ -295,20 +358,38 @@ def named_lambdas(statements: Sequence[ast.stmt]) -> set[int]:
     return {
         id(statement.value)
         for statement in statements
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and isinstance(statement.value, ast.Lambda)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign))
+        and isinstance(statement.value, ast.Lambda)
+        and all(isinstance(target, ast.Name) for target in assign_targets(statement))
     }
 
 
 HARMLESS_ATTRIBUTES = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
+THREAD_RUNNERS = frozenset({"Thread", "Process", "Timer"})
+"""`threading.Thread(target=grow, args=(cache,))`: the call runs its target with what it is given."""
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def harmless_reads(nodes: Sequence[ast.AST]) -> set[int]:
-    """The ids of reads of a function that cannot run it: its name or docs (`grow.__doc__`), an
-    identity or equality test (`hook is grow`)."""
+    """The ids of reads of a function or class that cannot run it: its name or docs (`grow.__doc__`),
+    an identity or equality test (`hook is grow`), a class tested (`isinstance(x, Holder)`), named as a
+    base (its subclasses are changers of their own) or in an annotation."""
     found: set[int] = set()
     for node in nodes:
         if isinstance(node, ast.Attribute) and node.attr in HARMLESS_ATTRIBUTES:
             found.add(id(node.value))
+        elif (
+            isinstance(node, ast.Call)
+            and ex.dotted_name(node.func) in ("isinstance", "issubclass")
+            and len(node.args) == 2
+        ):
+            found.update(id(part) for part in ast.walk(node.args[1]))
+        elif isinstance(node, ast.ClassDef):
+            found.update(id(part) for base in node.bases for part in ast.walk(base))
+        elif isinstance(node, (ast.arg, ast.AnnAssign)) and node.annotation is not None:
+            found.update(id(part) for part in ast.walk(node.annotation))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            found.update(id(part) for part in ast.walk(node.returns))
         elif isinstance(node, ast.Compare) and all(
             isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) for op in node.ops
         ):
@@ -320,7 +401,7 @@ def is_read_not_called(node: ast.Name | ast.Attribute, called: set[int]) -> bool
     return isinstance(node.ctx, ast.Load) and id(node) not in called
 
 
-def is_wrapped(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def is_wrapped(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
     return not all(
         keeps_the_function(decorator) or ex.dotted_name(decorator) in {"staticmethod", "classmethod"}
         for decorator in function.decorator_list
