@@ -118,7 +118,7 @@ def parameters_of(function: FunctionNode, receivers: frozenset[str]) -> frozense
     if "*" in others or (others and others & locals_that_may_hold_parameters(function, parameters)):
         return parameters
     changed = roots & parameters
-    if changed and changed & rebound_parameters(function):
+    if changed and changed != parameters and changed & rebound_parameters(function):
         return parameters  # `d = d or c`: the rebound parameter may hold another one
     return frozenset(changed)
 

@@ -102,8 +102,10 @@ class LayerChanges:
         lines = sorted({*self.layers_lines, *self.call_lines})
         found: set[str] = set()
         for function, _ in functions_holding(self.tree.body, lines, None):
-            kept = parameter_names(function) | call_result_locals(function)
-            found |= {attribute_or_any(receiver, kept) for receiver in self.changed_in(function)}
+            changed = self.changed_in(function)
+            undotted = {receiver for receiver in changed if "." not in receiver} - parameter_names(function)
+            kept = call_result_locals(function) if undotted - {"*"} else frozenset()
+            found |= {attribute_or_any(receiver, kept | parameter_names(function)) for receiver in changed}
         for body in [self.tree.body, *(cls.body for cls in self.class_bodies)]:
             statements = list(simple_statements(body))
             nodes = [node for inner in statements for node in ex.statement_parts([inner])]
