@@ -54,6 +54,7 @@ from lint_rules.engine.facts.attribute_stores import (
     unless_shadowed,
 )
 from lint_rules.engine.facts.caches import INT_LENGTH, is_transformers_module
+from lint_rules.engine.facts.changers import is_static
 from lint_rules.engine.facts.class_containers import holds_only_int_length_objects
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.constructions import LEGACY_BUILDER, builds_without_config
@@ -278,7 +279,7 @@ class ReceiverTyping:
     def is_method_self(self, function: FunctionNode, cls: ast.ClassDef, bindings: list[NameBinding]) -> bool:
         """`self` is the method's first parameter, never rebound, in a method of `cls` (not a static one)."""
         arguments = [*function.args.posonlyargs, *function.args.args]
-        static = any(ex.dotted_name(decorator) == "staticmethod" for decorator in function.decorator_list)
+        static = not isinstance(function, ast.Lambda) and is_static(function)
         return (
             function in cls.body
             and bool(arguments)

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import layers_changed_in, statements_at_lines
+from lint_rules.engine.facts.local_names import parameter_names
 from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names, own_scope_nodes
 
 CONSTRUCTION_METHODS = frozenset({"__init__", "__new__", "__post_init__"})
@@ -112,7 +113,7 @@ def parameters_of(function: FunctionNode, receivers: frozenset[str]) -> frozense
     """The parameters among the roots of `receivers`; every one where a root is `*` or a local that
     may hold a parameter's object (an alias may be changed). A module-level name (a class, an import,
     a global object) is none of the parameters."""
-    parameters = parameter_names(function)
+    parameters = frozenset(parameter_names(function))
     roots = {receiver.partition(".")[0] for receiver in receivers}
     others = roots - parameters
     if "*" in others or (others and others & locals_that_may_hold_parameters(function, parameters)):
@@ -127,7 +128,7 @@ def rebound_parameters(function: FunctionNode) -> frozenset[str]:
     """The parameters the function binds again (`d = d or c`)."""
     if isinstance(function, ast.Lambda):
         return frozenset()
-    parameters = parameter_names(function)
+    parameters = frozenset(parameter_names(function))
     return frozenset(
         name
         for node in own_scope_nodes(function)
@@ -263,17 +264,9 @@ def receivers_of(arguments: list[ast.expr]) -> list[str]:
 
 def literal_getattr(node: ast.expr) -> str:
     """`self.cache` of `getattr(self, "cache")` (or with a default); "" for anything else."""
-    if not (isinstance(node, ast.Call) and ex.dotted_name(node.func) == "getattr" and len(node.args) in (2, 3)):
-        return ""
-    owner, name = ex.dotted_name(node.args[0]), node.args[1]
-    if owner and isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier():
-        return f"{owner}.{name.value}"
-    return ""
-
-
-def parameter_names(function: FunctionNode) -> frozenset[str]:
-    extra = [argument.arg for argument in (function.args.vararg, function.args.kwarg) if argument is not None]
-    return frozenset([argument.arg for argument in ex.arguments_of(function)] + extra)
+    fetched = ex.getattr_of(node)
+    owner = ex.dotted_name(fetched[0]) if fetched else ""
+    return f"{owner}.{fetched[1]}" if fetched and owner and fetched[1].isidentifier() else ""
 
 
 def first_parameter(function: FunctionNode) -> frozenset[str]:
@@ -356,7 +349,7 @@ def lambda_hands_on(function: ast.Lambda, known: Known) -> bool:
 
 def lambda_changes(function: ast.Lambda) -> frozenset[str]:
     roots = {receiver.partition(".")[0] for node in ast.walk(function.body) for receiver in ex.layers_changed_at(node)}
-    parameters = parameter_names(function)
+    parameters = frozenset(parameter_names(function))
     return parameters if roots - parameters else frozenset(roots)
 
 

@@ -43,7 +43,6 @@ from lint_rules.engine.facts.changers import (
     lambda_changes,
     lambda_hands_on,
     last_name,
-    parameter_names,
     parameters_of,
     reaching_callers,
     receivers_changed,
@@ -57,6 +56,7 @@ from lint_rules.engine.facts.definitions import (
     simple_statements,
     statements_at_lines,
 )
+from lint_rules.engine.facts.local_names import parameter_names
 from lint_rules.engine.facts.module_text import (
     BINDING_NODES,
     bound_names,
@@ -182,7 +182,7 @@ class LayerChanges:
         found = [(function.name, Changer(function, changed, method=cls is not None and not is_static(function)))]
         if cls is not None and function.name in CONSTRUCTION_METHODS:
             own = first_parameter(function)
-            keeps = changed == parameter_names(function) or any(
+            keeps = changed == frozenset(parameter_names(function)) or any(
                 receiver.partition(".")[0] in own and "." in receiver for receiver in receivers
             )
             found.append((cls.name, Changer(function, changed, builds=True, keeps_what_it_is_handed=keeps)))
