@@ -7,8 +7,6 @@ twin: the same shape with a tensor-length cache, or one binding that breaks the 
 
 from __future__ import annotations
 
-import ast
-import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -346,66 +344,6 @@ def test_hasattr_on_an_attribute_no_class_of_the_package_has_proves_nothing(tmp_
     """Must report: what has it is not in the package."""
     package = write_package(tmp_path, {"utils/layers": LAYERS, "models/m": probing("elsewhere")})
     assert codes(package, "models/m") == ["SLG002", "SLG002"]
-
-
-def test_the_transformers_attribute_table_has_every_cache_attribute_of_the_installed_release() -> None:
-    """Every attribute of a transformers class that defines a `get_seq_length` (or of cache_utils, or a
-    base of those in those modules), and of torch.nn.Module, is in the table (read from the sources)."""
-    from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
-
-    classes: dict[str, list[ast.ClassDef]] = {}
-    wanted: set[str] = set()
-    for file in sorted(installed("transformers").rglob("*.py")):
-        data = file.read_bytes()
-        if b"def get_seq_length" not in data and file.name != "cache_utils.py":
-            continue
-        for node in ast.walk(ast.parse(data)):
-            if isinstance(node, ast.ClassDef):
-                classes.setdefault(node.name, []).append(node)
-                if file.name == "cache_utils.py" or any(
-                    isinstance(item, ast.FunctionDef) and item.name == "get_seq_length" for item in node.body
-                ):
-                    wanted.add(node.name)
-    pending = list(wanted)
-    while pending:
-        for node in classes.get(pending.pop(), []):
-            for base in node.bases:
-                name = ast.unparse(base).rpartition(".")[2]
-                if name in classes and name not in wanted:
-                    wanted.add(name)
-                    pending.append(name)
-    module = ast.parse((installed("torch") / "nn" / "modules" / "module.py").read_bytes())
-    names = set(
-        class_attributes(next(node for node in module.body if isinstance(node, ast.ClassDef) and node.name == "Module"))
-    )
-    for name in wanted:
-        for node in classes[name]:
-            names |= class_attributes(node)
-    missing = {name for name in names if not name.startswith("__")} - TRANSFORMERS_CACHE_ATTRIBUTES
-    assert not missing, sorted(missing)
-
-
-def installed(package: str) -> Path:
-    """The folder of an installed package, found without importing it."""
-    spec = importlib.util.find_spec(package)
-    assert spec is not None and spec.origin is not None
-    return Path(spec.origin).parent
-
-
-def class_attributes(node: ast.ClassDef) -> set[str]:
-    """The names a class body binds and the `self.attr` names its methods use."""
-    names: set[str] = set()
-    for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            names |= {target.id for target in targets if isinstance(target, ast.Name)}
-    return names | {
-        item.attr
-        for item in ast.walk(node)
-        if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == "self"
-    }
 
 
 # ----- 4. a private base whose every subclass in the package counts an int ------------------------

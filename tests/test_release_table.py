@@ -6,12 +6,14 @@ where tests/runtime installed them; the other wheels are downloaded once into be
 from __future__ import annotations
 
 import ast
+import importlib.util
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.facts.releases import (
     INT_LENGTH,
     PATH_ENDING_METHODS,
@@ -154,6 +156,67 @@ def test_the_hook_gets_a_cache_position_where_the_row_says(release: tuple[Releas
     row, _, generation = release
     omitting = hook_calls_without_position(release_modules(row.checked))
     assert (passes_cache_position(generation) and not omitting) == row.generate_passes_cache_position, omitting
+
+
+def test_the_transformers_attribute_table_has_every_cache_attribute_of_the_release(
+    release: tuple[ReleaseFacts, CacheModule, str],
+) -> None:
+    """`hasattr(c, name)` proves nothing where a transformers cache has `name` (`attribute_owners`):
+    every attribute of a class of the release that defines `get_seq_length` (or of cache_utils, or a
+    base of those in those modules), and of torch.nn.Module (4.x caches were modules), is in the table."""
+    row, _, _ = release
+    classes: dict[str, list[ast.ClassDef]] = {}
+    wanted: set[str] = set()
+    for path, data in release_modules(row.checked):
+        in_cache_utils = path.endswith("transformers/cache_utils.py")
+        if b"def get_seq_length" not in data and not in_cache_utils:
+            continue
+        for node in ast.walk(ast.parse(data)):
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, []).append(node)
+                if in_cache_utils or any(
+                    isinstance(item, ast.FunctionDef) and item.name == "get_seq_length" for item in node.body
+                ):
+                    wanted.add(node.name)
+    pending = list(wanted)
+    while pending:
+        for node in classes.get(pending.pop(), []):
+            for base in node.bases:
+                name = ast.unparse(base).rpartition(".")[2]
+                if name in classes and name not in wanted:
+                    wanted.add(name)
+                    pending.append(name)
+    names = torch_module_attributes()
+    for name in wanted:
+        for node in classes[name]:
+            names |= class_attributes(node)
+    missing = {name for name in names if not name.startswith("__")} - TRANSFORMERS_CACHE_ATTRIBUTES
+    assert not missing, sorted(missing)
+
+
+def torch_module_attributes() -> set[str]:
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.origin is not None
+    module = ast.parse((Path(spec.origin).parent / "nn" / "modules" / "module.py").read_bytes())
+    return class_attributes(
+        next(node for node in module.body if isinstance(node, ast.ClassDef) and node.name == "Module")
+    )
+
+
+def class_attributes(node: ast.ClassDef) -> set[str]:
+    """The names a class body binds and the `self.attr` names its methods use."""
+    names: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return names | {
+        item.attr
+        for item in ast.walk(node)
+        if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == "self"
+    }
 
 
 @pytest.mark.parametrize("row", RELEASES, ids=row_id)

@@ -2,8 +2,8 @@
 value` give their value, a class-level `attr = value` too; an augmented assignment, a tuple or
 starred target, a `for`, `with` or comprehension target, `setattr(self, ...)` or
 `object.__setattr__(self, ...)` bind a value not known (one whose name is not a literal binds every
-attribute, `EVERY_ATTRIBUTE`). Read by `attribute_owners` (which classes own an attribute, for
-`hasattr`)."""
+attribute, `EVERY_ATTRIBUTE`, and so does `self.__dict__` or `vars(self)`). Read by
+`attribute_owners` (which classes own an attribute, for `hasattr`)."""
 
 from __future__ import annotations
 
@@ -39,9 +39,10 @@ def attribute_bindings(cls: ast.ClassDef) -> dict[str, list[Binding]]:
 
 
 def class_body_bindings(statement: ast.stmt) -> Iterator[tuple[str, ast.expr | None]]:
+    """An annotation alone (`wrapped: bool`) counts: a `@dataclass`'s or a `NamedTuple`'s `__init__`
+    binds the field."""
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-        if statement.value is not None:
-            yield statement.target.id, statement.value
+        yield statement.target.id, statement.value
     elif isinstance(statement, ast.Assign):
         for target in statement.targets:
             if isinstance(target, ast.Name):
@@ -80,6 +81,21 @@ def method_bindings(method: Function, receiver: str) -> Iterator[tuple[str, ast.
             yield from ((name, None) for name in attributes_within(node.optional_vars, receiver))
         elif isinstance(node, ast.Call):
             yield from set_attribute_calls(node, receiver)
+        if binds_through_its_dict(node, receiver):
+            yield EVERY_ATTRIBUTE, None
+
+
+def binds_through_its_dict(node: ast.AST, receiver: str) -> bool:
+    """`self.__dict__` or `vars(self)`, read in any way (`self.__dict__.update(options)`,
+    `vars(self)[name] = v`): what binds through them is not written out."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__" and ex.dotted_name(node.value) == receiver
+    return (
+        isinstance(node, ast.Call)
+        and ex.called_name(node) == "vars"
+        and len(node.args) == 1
+        and ex.dotted_name(node.args[0]) == receiver
+    )
 
 
 def attributes_within(target: ast.expr, receiver: str) -> Iterator[str]:

@@ -182,7 +182,15 @@ def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
     """The attributes read under `parent` as a whole object that may then be changed elsewhere:
     `layers = self.layers`, `return self.layers`, `[self.layers]`, `f(self.layers)`. Not: a method
     called on it or an attribute of it (`self.layers.append(v)`, recorded as such), an index of it,
-    a loop over it, a test of it, or a builtin that only reads it (`len(self.layers)`)."""
+    a loop over it, a test of it, or a builtin that only reads it (`len(self.layers)`). The value of
+    `a or b` (`a and b`) is one of its operands: `(self.layers or []).append(v)` changes the attribute,
+    `x = self.layers or []` keeps it, where a test of it (`if self.layers and n:`) does neither."""
+    if (
+        isinstance(parent, (ast.Attribute, ast.Subscript))
+        and isinstance(parent.value, ast.BoolOp)
+        and (isinstance(parent, ast.Attribute) or not isinstance(parent.ctx, ast.Load))
+    ):
+        yield from attribute_operands(parent.value)
     if isinstance(parent, (ast.Attribute, ast.Subscript, ast.Compare, ast.BoolOp, ast.UnaryOp, ast.FormattedValue)):
         return
     if isinstance(parent, ast.Call) and ex.called_name(parent) in READING_CALLS:
@@ -191,10 +199,21 @@ def escaping_attributes(parent: ast.AST) -> Iterator[ast.Attribute]:
         value = getattr(parent, field, None)
         for child in value if isinstance(value, list) else [value]:
             kept = child.value if isinstance(child, ast.keyword) else child
+            if isinstance(kept, ast.BoolOp):
+                yield from attribute_operands(kept)
             if isinstance(kept, ast.Attribute) and isinstance(kept.ctx, ast.Load):
                 yield kept
                 if isinstance(kept.value, ast.Attribute) and kept.attr not in KEEPING_METHODS:
                     yield kept.value  # `add = cache.layers.append`: the bound method holds the container
+
+
+def attribute_operands(test: ast.BoolOp) -> Iterator[ast.Attribute]:
+    """The attributes `a or b` (`a and b`, nested) may evaluate to."""
+    for operand in test.values:
+        if isinstance(operand, ast.BoolOp):
+            yield from attribute_operands(operand)
+        elif isinstance(operand, ast.Attribute):
+            yield operand
 
 
 READ_ONLY_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {

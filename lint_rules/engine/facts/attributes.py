@@ -223,10 +223,9 @@ def iterates_a_range(loop: ast.For) -> bool:
 
 
 def calls_of(statement: ast.stmt) -> list[ast.Call]:
-    """The calls of an expression statement, nested ones too (`[self.layers.append(x) for ...]`)."""
-    if not isinstance(statement, ast.Expr):
-        return []
-    return [node for node in ast.walk(statement.value) if isinstance(node, ast.Call)]
+    """The calls of a statement, nested ones too (`[self.layers.append(x) for ...]`, `grow = lambda:
+    self.layers.append(x)`), but not those of the blocks it holds (visited on their own)."""
+    return [node for node in ex.statement_parts([statement]) if isinstance(node, ast.Call)]
 
 
 def record_call(found: AttributeBindings, call: ast.Call) -> None:

@@ -155,6 +155,19 @@ class State:
             del self.kinds[key]
             self.rebound.add(key)
 
+    def knows_parts_of(self, root: str) -> bool:
+        parts = (root + ".", root + "[")
+        return any(key.startswith(parts) for key in self.kinds)
+
+    def forget_parts_of(self, root: str) -> None:
+        """Code ran that may rebind the attributes of the object `root` holds (`self.step()`): what
+        this walk bound to them is forgotten, and what the entry knows of them (every store of the
+        class, `attribute_receivers`) holds again."""
+        parts = (root + ".", root + "[")
+        for key in [key for key in self.kinds if key.startswith(parts)]:
+            del self.kinds[key]
+            self.rebound.discard(key)
+
     def holds_outputs(self) -> bool:
         return any(kind.startswith(OUTPUTS_PREFIX) for kind in self.kinds.values())
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind as typed_receiver_kind
+from lint_rules.engine.facts.attribute_stores import defines_in_body
 from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.compiled import is_torchscript
 from lint_rules.engine.facts.definitions import Definition
@@ -269,6 +270,7 @@ class ValueWalker:
             self.end_path_at(node.func, state)
             if method in ex.STORING_METHODS:
                 state.let_go(node.func.value)
+            self.run_on_object(node.func, state)
         if name not in ex.READING_BUILTINS:
             self.hand_on_arguments(node, state)
         if name in ex.COERCING_BUILTINS or name in ex.COERCING_FUNCTIONS:
@@ -290,11 +292,32 @@ class ValueWalker:
 
     @staticmethod
     def hand_on_arguments(node: ast.Call, state: State) -> None:
-        """A model's outputs passed to a call may be stored into there (`fill(out)`, `setattr(out, ...)`)."""
-        if not state.holds_outputs():
+        """A model's outputs passed to a call may be stored into there (`fill(out)`, `setattr(out, ...)`);
+        so may anything into the attributes of an object passed (`reset(self)`)."""
+        if not state.kinds:
             return
         for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
-            state.let_go(argument.value if isinstance(argument, ast.Starred) else argument)
+            handed = argument.value if isinstance(argument, ast.Starred) else argument
+            state.let_go(handed)
+            key = key_of(handed)
+            if key and state.knows_parts_of(key):
+                state.forget_parts_of(key)
+
+    def run_on_object(self, func: ast.Attribute, state: State) -> None:
+        """`self.step(ids)` may rebind the attributes of `self` (`state.forget_parts_of`); calling an
+        object an attribute holds (`self.model(...)`, `model` stored and no method of the class)
+        runs that object's code, which may rebind only its own."""
+        root = key_of(func.value)
+        if not root or not state.knows_parts_of(root):
+            return
+        if self.holds_an_object(func):
+            root = key_of(func)
+        state.forget_parts_of(root)
+
+    def holds_an_object(self, func: ast.Attribute) -> bool:
+        cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
+        stored = func.attr in self.module.classes.attribute_stores.values
+        return stored and not (cls is not None and defines_in_body(cls, func.attr))
 
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
         """A call of a function of the module, or of another module of the package: its summary says
@@ -526,6 +549,8 @@ class ValueWalker:
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
             return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
         built_or_held = operands.cache_length_kind(receiver, state, self.module)
+        if built_or_held == INT_LENGTH and self.changes_layers and not isinstance(receiver, ast.Call):
+            return ""  # the cache a model's outputs hold (`out.past_key_values`) is one of those too
         if built_or_held:
             return built_or_held
         function = self.scope.definition.node if self.scope.definition is not None else None
