@@ -1,7 +1,8 @@
 """One run's state for one module, above its read-only facts (`module_facts`): the origins found
 (the registry fix planning reads), their fix plans, the summaries, the scopes and attribute kinds
 computed, the lines to walk (the facts' mentions plus the functions found to return a source), the
-names imported whose calls are sources, and the loader of the package's other modules."""
+names imported whose calls are sources, the caches the module's functions give back, and the loader
+of the package's other modules."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition, first_line_of
+from lint_rules.engine.facts.factories import bound_only_by_its_def, returned_cache_kind
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_text import lines_mentioning
 from lint_rules.engine.flow.caller_arguments import CallerArguments
@@ -52,6 +54,22 @@ class ModuleRun:
         self._attribute_kinds: dict[int, dict[str, str]] = {}
         self._closure_getters: dict[int, frozenset[str]] = {}
         self._getter_aliases: dict[int, dict[str, int]] = {}
+        self._returned_kinds: dict[int, str] = {}
+        self._bound_by_def: dict[str, bool] = {}
+
+    def returned_cache_kind(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+        """The length kind of the caches a module-level function gives back (`factories`): "" where
+        it may change some object's layers."""
+        key = id(function)
+        if key not in self._returned_kinds:
+            changes = self.facts.classes.layer_changes.changed_in(function)
+            self._returned_kinds[key] = "" if changes else returned_cache_kind(function, self.facts.classes)
+        return self._returned_kinds[key]
+
+    def bound_only_by_its_def(self, name: str) -> bool:
+        if name not in self._bound_by_def:
+            self._bound_by_def[name] = bound_only_by_its_def(self.facts.tree, name)
+        return self._bound_by_def[name]
 
     def mentions(self, node: ast.stmt) -> bool:
         """Whether a source method's name occurs in the lines of `node`."""
@@ -215,6 +233,7 @@ class ModuleRun:
         self.fix_plans.clear()
         self._closure_getters.clear()
         self._getter_aliases.clear()
+        self._returned_kinds.clear()
 
     def origin_for(
         self, call: ast.Call, method: str, statement: ast.stmt, scope: Scope, eager_only: bool = False

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind as typed_receiver_kind
 from lint_rules.engine.facts.attribute_stores import defines_in_body
-from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
+from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH, joined_kind
 from lint_rules.engine.facts.compiled import is_torchscript
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -548,7 +548,7 @@ class ValueWalker:
             return ""  # `cache.layers.append(StaticLayer(8))` here: what it counts is its layers'
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
             return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
-        built_or_held = operands.cache_length_kind(receiver, state, self.module)
+        built_or_held = operands.cache_length_kind(receiver, state, self.module) or self.factory_kind(receiver)
         if built_or_held == INT_LENGTH and self.changes_layers and not isinstance(receiver, ast.Call):
             return ""  # the cache a model's outputs hold (`out.past_key_values`) is one of those too
         if built_or_held:
@@ -568,7 +568,30 @@ class ValueWalker:
     def kind_of(self, node: ast.expr, state: State) -> str:
         if self.is_source_getter(node, state):
             return SOURCE_GETTER
-        return operands.kind_of(node, state, self.scope, self.module)
+        kind = operands.kind_of(node, state, self.scope, self.module)
+        if kind or not isinstance(node, ast.Call):
+            return kind
+        built = self.factory_kind(node)
+        return INT_LENGTH_CACHE if built == INT_LENGTH else TENSOR_LENGTH_CACHE if built == TENSOR_LENGTH else ""
+
+    def factory_kind(self, node: ast.expr) -> str:
+        """INT_LENGTH or TENSOR_LENGTH for a call of the module's own functions that each give back a
+        new cache of that kind (`def new_cache(): return DynamicCache()`, `facts.factories`)."""
+        summaries = self.run.summaries
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or summaries is None:
+            return ""
+        name = node.func.id
+        if not self.run.bound_only_by_its_def(name) or self.module.classes.bound_in_a_scope(name, node):
+            return ""
+        callees = summaries.callees(node, self.scope)
+        functions = [
+            callee.node
+            for callee in callees
+            if callee.parent is None  # not a nested function, nor a method (a subclass may override it)
+            and callee.enclosing_class is None
+            and isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        return joined_kind(map(self.run.returned_cache_kind, functions)) if len(functions) == len(callees) else ""
 
     def is_source_getter(self, node: ast.expr, state: State) -> bool:
         """`obj.get_seq_length` or `getattr(obj, "get_seq_length")`, not called, on a receiver whose
