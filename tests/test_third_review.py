@@ -60,6 +60,18 @@ RUNNER = """
             return ids[:, n:]
 """
 
+OUTPUTS_ALIASED = """
+    from transformers import DynamicCache, StaticCache
+
+
+    def run(model, ids, flag, other):
+        out = model(ids, past_key_values=DynamicCache(), use_cache=True)
+        {alias}
+        alias.past_key_values = StaticCache(config=model.config, max_cache_len=64)
+        n = out.past_key_values.get_seq_length()
+        return ids[:, n:]
+"""
+
 MUST_REPORT = {
     "a layer put into the list `a or b` gives": LAYERED_CACHE.format(add="(self.layers or []).append(StaticLayer(64))"),
     "a layer put into the list `a and b` gives": LAYERED_CACHE.format(
@@ -105,6 +117,62 @@ MUST_REPORT = {
         length="self.cache.get_seq_length()",
     )
     + "\n\n    def reset(runner):\n        runner.cache = StaticCache(config=runner.model.config, max_cache_len=64)\n",
+    "a cache rebound part way through a `try` body, read in the handler's path": """
+        from transformers import DynamicCache, StaticCache
+
+        def run(model, ids, step):
+            c = DynamicCache()
+            try:
+                c = StaticCache(config=model.config, max_cache_len=64)
+                step()
+                c = DynamicCache()
+            except Exception:
+                pass
+            n = c.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a cache a nested function rebinds through `nonlocal`": """
+        from transformers import DynamicCache, StaticCache
+
+        def run(model, ids):
+            c = DynamicCache()
+            def swap():
+                nonlocal c
+                c = StaticCache(config=model.config, max_cache_len=64)
+            swap()
+            n = c.get_seq_length()
+            return ids[:, n:]
+    """,
+    "outputs a nested function stores into": """
+        from transformers import DynamicCache, StaticCache
+
+        def run(model, ids):
+            out = model(ids, past_key_values=DynamicCache(), use_cache=True)
+            def swap():
+                out.past_key_values = StaticCache(config=model.config, max_cache_len=64)
+            swap()
+            n = out.past_key_values.get_seq_length()
+            return ids[:, n:]
+    """,
+    "outputs bound to a global another function stores into": """
+        from transformers import DynamicCache, StaticCache
+
+        def run(model, ids):
+            global OUT
+            OUT = model(ids, past_key_values=DynamicCache(), use_cache=True)
+            swap(model)
+            n = OUT.past_key_values.get_seq_length()
+            return ids[:, n:]
+
+        def swap(model):
+            OUT.past_key_values = StaticCache(config=model.config, max_cache_len=64)
+    """,
+    "outputs aliased by a walrus": OUTPUTS_ALIASED.format(alias="print(alias := out)"),
+    "outputs aliased as an arm of `a if t else b`": OUTPUTS_ALIASED.format(alias="alias = out if flag else other"),
+    "outputs aliased as an operand of `a or b`": OUTPUTS_ALIASED.format(alias="alias = out or other"),
+    "outputs aliased by a `match` capture": OUTPUTS_ALIASED.format(
+        alias="match out:\n                case object() as alias:\n                    pass"
+    ),
     "a module's own method named like a tensor's, which may return None": """
         class Holder:
             def view(self, x):
@@ -137,6 +205,41 @@ MUST_STAY_SILENT = {
         run="self.cache = DynamicCache()\n            self.model(ids, past_key_values=self.cache, use_cache=True)",
         length="self.cache.get_seq_length()",
     ),
+    "a cache bound before a `try` whose body does not rebind it": """
+        from transformers import DynamicCache
+
+        def run(model, ids, step):
+            c = DynamicCache()
+            try:
+                step()
+            except Exception:
+                pass
+            n = c.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a nested function that only reads the outputs": """
+        from transformers import DynamicCache
+
+        def run(model, ids):
+            c = DynamicCache()
+            out = model(ids, past_key_values=c, use_cache=True)
+            def show():
+                print(c)
+            show()
+            n = out.past_key_values.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a name added to stays not None": """
+        import torch
+
+        def f(cache, ids, value):
+            position_ids = torch.arange(ids.shape[1])
+            position_ids += value
+            if position_ids is None:
+                n = cache.get_seq_length()
+                return ids[:, n:]
+            return ids
+    """,
     "a tensor's `.view()` is never None": """
         import torch
 

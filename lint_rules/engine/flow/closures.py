@@ -5,13 +5,16 @@ x[:, n():]`): a call of `n` in the closure is a source. A closure reads the name
 a name the enclosing function binds to a bound source method anywhere in its own body counts, also
 when it is bound to something else elsewhere (the direction that reports). Only the receivers known
 without walking are taken to have an int length (`self` in an int-length class, `DynamicCache()`);
-a name that holds such a cache is not looked at."""
+a name that holds such a cache is not looked at.
+
+Also the names a nested function or lambda reads (`names_read_in_closures`): a call of it may store
+into what they hold (`def swap(): out.past_key_values = StaticCache(...)`)."""
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import INT_LENGTH
@@ -97,6 +100,23 @@ def has_int_length(receiver: ast.expr, definition: Definition, module: ModuleFac
         return False  # `IntCache.grow(other)`: its `self` may be any object
     own = module.classes.own_receiver_kind(definition, receiver)
     return (own if own is not None else module.classes.constructed_kind(receiver)) == INT_LENGTH
+
+
+def names_read_in_closures(body: Sequence[ast.stmt], text: str) -> frozenset[str]:
+    """The names the functions and lambdas nested in a scope's `body` read (`text`: the scope's,
+    looked at first)."""
+    if "def " not in text and "lambda" not in text:
+        return frozenset()
+    nested = (node for statement in body for node in ast.walk(statement) if isinstance(node, NESTED_FUNCTIONS))
+    return frozenset(
+        name.id
+        for function in nested
+        for name in ast.walk(function)
+        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)
+    )
+
+
+NESTED_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:

@@ -146,8 +146,17 @@ class State:
 
     def let_go(self, node: ast.expr) -> None:
         """The model's outputs `node` names are handed on (`fill(out)`, `setattr(out, ...)`,
-        `out.__setitem__(...)`, `other = out`): what is stored into them there is not seen, so what
-        their kind told of them may no longer hold."""
+        `out.__setitem__(...)`, `other = out`, also as an arm of `a if t else b`, an operand of `a or
+        b`, or through a walrus): what is stored into them there is not seen, so what their kind told
+        of them may no longer hold."""
+        if isinstance(node, ast.IfExp):
+            self.let_go(node.body)
+            self.let_go(node.orelse)
+        elif isinstance(node, ast.BoolOp):
+            for operand in node.values:
+                self.let_go(operand)
+        elif isinstance(node, ast.NamedExpr):
+            self.let_go(node.value)
         if not isinstance(node, (ast.Name, ast.Attribute)) or not self.holds_outputs():
             return
         key = key_of(node)

@@ -123,7 +123,9 @@ class ValueWalker:
             return self.conditional(node, state, consumed)
         if isinstance(node, ast.NamedExpr):
             taint = self.value(node.value, state, consumed)
-            state.bind(node.target.id, taint, self.kind_of(node.value, state))
+            kind = self.kind_of(node.value, state)
+            state.let_go(node.value)
+            state.bind(node.target.id, taint, kind)
             return taint
         if isinstance(node, ast.Subscript):
             return self.subscript(node, state)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition
 from lint_rules.engine.facts.module_text import NESTED_SCOPES, imported_as
+from lint_rules.engine.flow.closures import names_read_in_closures
 from lint_rules.engine.flow.narrowing import (
     flag_subjects,
     names_known_values_decide,
@@ -32,6 +33,8 @@ from lint_rules.engine.flow.quiet_rest import QuietRest, quiet_rest
 from lint_rules.engine.flow.taint import (
     CLEAN,
     INT,
+    INT_LENGTH_CACHE,
+    OUTPUTS_PREFIX,
     SOURCE_GETTER,
     TENSOR,
     Origin,
@@ -60,6 +63,8 @@ class FunctionWalker(ValueWalker):
     """The plain names the scope compares with None (`names_tested_for_none`), found at the first binding."""
     stored: dict[int, frozenset[str]] | None = None
     """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
+    read_in_closures: frozenset[str] | None = None
+    """The names the scope's nested functions and lambdas read (`names_read_in_closures`), found at the first outputs bound."""
 
     def walk(self) -> None:
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.entry_parameters)
@@ -153,10 +158,29 @@ class FunctionWalker(ValueWalker):
         for target in targets:
             if taint and key_of(target) in self.scope.int_typed_names and not self.guarded_next(target, following):
                 self.uses.int_binding(value, taint, key_of(target), annotated=False)
-            self.bind_target(target, taint, kind, state)
+            self.bind_target(target, taint, self.kind_kept(target, kind), state)
         state.paths.not_none.update(never_none)
         if isinstance(targets[-1], ast.Name):
             self.remember_flag(targets[-1].id, value, state)
+
+    def kind_kept(self, target: ast.expr, kind: str) -> str:
+        """A name a call may rebind (`global`, or `nonlocal` in a nested function: `shared_names`) is
+        not known to keep an int-length cache or a model's outputs; nor one a nested function reads
+        to keep outputs, which it may store into (`names_read_in_closures`)."""
+        outputs = kind.startswith(OUTPUTS_PREFIX)
+        if not isinstance(target, ast.Name) or not (outputs or kind == INT_LENGTH_CACHE):
+            return kind
+        if target.id in self.shared_names():
+            return ""
+        if outputs and target.id in self.closure_read_names():
+            return ""
+        return kind
+
+    def closure_read_names(self) -> frozenset[str]:
+        if self.read_in_closures is None:
+            text = text_of(self.scope.body_owner, self.module.source)
+            self.read_in_closures = names_read_in_closures(self.scope.body, text)
+        return self.read_in_closures
 
     def never_none_names(self, targets: Sequence[ast.expr], value: ast.expr, state: State) -> list[str]:
         """The plain names among `targets` that a later `is None` test asks about, when `value` cannot be
@@ -194,7 +218,10 @@ class FunctionWalker(ValueWalker):
         if (before and not added and self.is_int_operand(node.value, state)) or (added and target_is_int):
             self.uses.augmented_arithmetic(node, before | added)
         if key:
+            not_none = key in state.paths.not_none
             state.bind(key, before | added, INT if not (before | added) and state.kinds.get(key) == INT else "")
+            if not_none and isinstance(node.target, ast.Name):
+                state.paths.not_none.add(key)  # `x += v` on a value that is not None gives one that is not
 
     def walk_return(self, node: ast.Return, state: State) -> None:
         if node.value is None:
@@ -243,17 +270,26 @@ class FunctionWalker(ValueWalker):
             )
         return static_truth(test, self.constants)
 
-    def forget_stored_names(self, state: State | None, owner: ast.stmt, statements: Sequence[ast.stmt]) -> None:
+    def forget_stored_names(
+        self, state: State | None, owner: ast.stmt, statements: Sequence[ast.stmt], kinds: bool = False
+    ) -> None:
         """A path the walk does not follow may leave `statements` part way (an exception caught in a
         handler, run by `finally` or suppressed by a `with`, a `break` or `continue`): a name they bind
-        may hold any value they bind it to, or the one before, so it is no longer known not None."""
-        if state is None or not state.paths.not_none:
+        may hold any value they bind it to, or the one before, so it is no longer known not None. With
+        `kinds` (an exception's path: the states the walk merged are the body's start and end only),
+        not known to hold an int-length cache or a model's outputs either."""
+        if state is None or not (state.paths.not_none or (kinds and state.kinds)):
             return
         if self.stored is None:
             self.stored = {}
         if id(owner) not in self.stored:
             self.stored[id(owner)] = stored_names(statements)
-        state.paths.not_none -= self.stored[id(owner)]
+        stored = self.stored[id(owner)]
+        state.paths.not_none -= stored
+        if kinds:
+            for name in stored & state.kinds.keys():
+                del state.kinds[name]
+                state.rebound.add(name)
 
     def enclosing_definition(self) -> Definition | None:
         """The definition around the scope's body: the `def` or class the scope's own `def` or class
@@ -287,7 +323,7 @@ class FunctionWalker(ValueWalker):
     def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
         after_body = self.walk_block(node.body, state.copy())
         handler_entry = State.merge([state, after_body]) or state
-        self.forget_stored_names(handler_entry, node.body[0], node.body)  # an exception part way through the body
+        self.forget_stored_names(handler_entry, node.body[0], node.body, kinds=True)  # an exception part way through
         handlers = []
         for handler in node.handlers:
             handler_state = handler_entry.copy()
@@ -299,7 +335,7 @@ class FunctionWalker(ValueWalker):
         if node.finalbody:
             left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
             finally_entry = merged or handler_entry.copy()
-            self.forget_stored_names(finally_entry, node, left_part_way)
+            self.forget_stored_names(finally_entry, node, left_part_way, kinds=True)
             after_finally = self.walk_block(node.finalbody, finally_entry)
             return after_finally if merged else None  # `finally` runs even when every path exits
         return merged
@@ -308,6 +344,8 @@ class FunctionWalker(ValueWalker):
         taint = self.value(node.subject, state, consumed=True)
         if taint and any(compares_by_value(case.pattern) for case in node.cases):
             self.uses.match_subject(node.subject, taint)
+        if any(captured_names(case.pattern) for case in node.cases):
+            state.let_go(node.subject)  # `case object() as alias:` holds the subject under another name
         ends = []
         for case in node.cases:
             case_state = state.copy()
