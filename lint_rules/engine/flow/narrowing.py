@@ -31,6 +31,7 @@ from lint_rules.engine.flow.taint import (
     TENSOR_LENGTH_CACHE,
     State,
     key_of,
+    subscript_key,
 )
 
 INT_CLASS_NAMES = frozenset({"int", "numbers.Integral", "Integral"})
@@ -60,12 +61,9 @@ def is_tensor_class(name: str, module: ModuleFacts) -> bool:
 
 def subject_key(node: ast.expr) -> str:
     """The state key of what a test is about: a name, a plain attribute chain, or one of those
-    subscripted by a constant (`kwargs["past_key_value"]`, narrowed only within one test's reach)."""
-    key = key_of(node)
-    if key or not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Constant):
-        return key
-    container = key_of(node.value)
-    return f"{container}[{node.slice.value!r}]" if container else ""
+    subscripted by a constant, a name or a chain (`kwargs["past_key_value"]`, `cache.layers[i]`:
+    `taint.subscript_key`)."""
+    return key_of(node) or subscript_key(node)
 
 
 def none_test(test: ast.expr) -> tuple[str, bool] | None:
@@ -80,9 +78,12 @@ def none_test(test: ast.expr) -> tuple[str, bool] | None:
 
 
 def flag_subjects(value: ast.expr, module: ModuleFacts) -> frozenset[str]:
-    """The keys a test is about, if a name bound to it can stand for it (`isinstance`, `is None`, `not`)."""
+    """The keys a test is about, if a name bound to it can stand for it (`isinstance`, `is None`, `not`,
+    and `and`/`or` of tests one of which is such: `ok = c is not None and isinstance(c.layers[i], L)`)."""
     if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
         return flag_subjects(value.operand, module)
+    if isinstance(value, ast.BoolOp):
+        return frozenset().union(*(flag_subjects(operand, module) for operand in value.values))
     narrowed = narrowed_key(value, module)
     if narrowed is not None:
         return frozenset({narrowed[0]})

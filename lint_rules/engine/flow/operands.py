@@ -14,7 +14,16 @@ from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.flow import model_outputs
 from lint_rules.engine.flow.scope import Scope
-from lint_rules.engine.flow.taint import INT, INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE, State, key_of, real_origins
+from lint_rules.engine.flow.taint import (
+    INT,
+    INT_LENGTH_CACHE,
+    TENSOR,
+    TENSOR_LENGTH_CACHE,
+    State,
+    key_of,
+    real_origins,
+    subscript_key,
+)
 
 TENSOR_RESULT_METHODS = ex.TENSOR_PRESERVING_METHODS | ex.TENSOR_METHODS
 
@@ -49,7 +58,7 @@ def cache_length_kind(node: ast.expr, state: State, module: ModuleFacts) -> str:
 
 def held_length_kind(state: State, node: ast.expr) -> str:
     """INT_LENGTH (TENSOR_LENGTH) when the walk knows the name holds an int-length (a tensor-length) cache."""
-    key = key_of(node)
+    key = key_of(node) or subscript_key(node)
     held = state.kind(key) if key else None
     return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH if held == TENSOR_LENGTH_CACHE else ""
 

@@ -85,6 +85,39 @@ def key_of(node: ast.expr) -> str:
     return ex.dotted_name(node)
 
 
+def subscript_key(node: ast.expr) -> str:
+    """The state key of an entry a test may be about: a container with a key subscripted by a
+    constant or by a name or attribute chain (`kwargs["past_key_value"]`, `cache.layers[i]`,
+    `cache.layers[self.layer_idx]`); "" for anything else. What is known of it is forgotten when the
+    container or the index is rebound (`about`), an item of the container is stored or deleted
+    (`State.stored_at`), or a method runs on either (`State.forget_parts_of`)."""
+    if not isinstance(node, ast.Subscript):
+        return ""
+    container = key_of(node.value)
+    index = node.slice
+    named = repr(index.value) if isinstance(index, ast.Constant) else key_of(index)
+    return f"{container}[{named}]" if container and named else ""
+
+
+def has_constant_index(key: str) -> bool:
+    """The entry key is subscripted by a constant (`kwargs['cache']`, `c.layers[0]`), not a name or chain."""
+    if not key.endswith("]"):
+        return False
+    index = key[key.index("[") + 1 : -1]
+    return index in ("None", "True", "False") or not all(part.isidentifier() for part in index.split("."))
+
+
+def about(name: str, key: str) -> bool:
+    """`name` is `key`, a part of what it holds (`key.attr`, `key[...]`), or an entry subscripted by it
+    (`c.layers[key]`, `c.layers[key.attr]`)."""
+    if name == key or name.startswith((key + ".", key + "[")):
+        return True
+    if not name.endswith("]"):
+        return False
+    index = name[name.index("[") + 1 : -1]
+    return index == key or index.startswith(key + ".")
+
+
 class State:
     """What is known at one point of a function: which names hold a tainted value, and their kinds."""
 
@@ -124,7 +157,7 @@ class State:
         parts = (key + ".", key + "[")
         for stale in [name for name in self.taint if name.startswith(parts)]:
             del self.taint[stale]
-        for stale in [name for name in self.kinds if name.startswith(parts)]:
+        for stale in [name for name in self.kinds if name != key and about(name, key)]:
             del self.kinds[stale]
             self.rebound.add(stale)
         if key in self.entry_names or key.startswith("self."):
@@ -165,17 +198,28 @@ class State:
             self.rebound.add(key)
 
     def knows_parts_of(self, root: str) -> bool:
-        parts = (root + ".", root + "[")
-        return any(key.startswith(parts) for key in self.kinds)
+        return any(key != root and about(key, root) for key in self.kinds)
 
     def forget_parts_of(self, root: str) -> None:
-        """Code ran that may rebind the attributes of the object `root` holds (`self.step()`): what
-        this walk bound to them is forgotten, and what the entry knows of them (every store of the
-        class, `attribute_receivers`) holds again."""
-        parts = (root + ".", root + "[")
-        for key in [key for key in self.kinds if key.startswith(parts)]:
+        """Code ran that may rebind the attributes of the object `root` holds (`self.step()`), or its
+        items: what this walk bound to them (or to entries they index) is forgotten, and what the
+        entry knows of them (every store of the class, `attribute_receivers`) holds again."""
+        for key in [key for key in self.kinds if key != root and about(key, root)]:
             del self.kinds[key]
             self.rebound.discard(key)
+        if self.paths:
+            self.paths.forget_parts(root)
+
+    def stored_at(self, container: str, entry: str) -> None:
+        """An item of `container` was stored or deleted (`entry`: its key, `subscript_key`; "" when not
+        plain): what was known of its entries is gone, but for other constant keys."""
+        constant = has_constant_index(entry)
+        for key in [key for key in self.kinds if key.startswith(container + "[")]:
+            if key == entry or not (constant and has_constant_index(key)):
+                del self.kinds[key]
+                self.paths.forget(key)
+        if entry:
+            self.paths.forget(entry)
 
     def holds_outputs(self) -> bool:
         return any(kind.startswith(OUTPUTS_PREFIX) for kind in self.kinds.values())
@@ -293,20 +337,20 @@ class PathFacts:
     def forget(self, key: str) -> None:
         """`key` is rebound: nothing known about its old value holds."""
 
-        def about(name: str) -> bool:
-            return name == key or name.startswith((key + ".", key + "["))
+        def known(name: str) -> bool:
+            return about(name, key)
 
-        if any(map(about, self.not_none)):
-            self.not_none = {name for name in self.not_none if not about(name)}
-        if any(map(about, self.guards)):
-            self.guards = {name: taint for name, taint in self.guards.items() if not about(name)}
-        if any(map(about, self.asked)):
-            self.asked = {name: taint for name, taint in self.asked.items() if not about(name)}
+        if any(map(known, self.not_none)):
+            self.not_none = {name for name in self.not_none if not known(name)}
+        if any(map(known, self.guards)):
+            self.guards = {name: taint for name, taint in self.guards.items() if not known(name)}
+        if any(map(known, self.asked)):
+            self.asked = {name: taint for name, taint in self.asked.items() if not known(name)}
         if self.flags:
             self.flags = {
                 name: flag
                 for name, flag in self.flags.items()
-                if not about(name) and not any(about(subject) for subject in flag[1])
+                if not known(name) and not any(known(subject) for subject in flag[1])
             }
 
     def forget_parts(self, root: str) -> None:
@@ -316,10 +360,10 @@ class PathFacts:
         parts = {
             name
             for name in [*self.not_none, *self.guards, *self.flags, *self.asked]
-            if name.startswith((root + ".", root + "["))
+            if name != root and about(name, root)
         }
         parts |= {
-            name for name, flag in self.flags.items() if any(s.startswith((root + ".", root + "[")) for s in flag[1])
+            name for name, flag in self.flags.items() if any(each != root and about(each, root) for each in flag[1])
         }
         for name in parts:
             self.forget(name)

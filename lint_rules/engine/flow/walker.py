@@ -130,7 +130,10 @@ class FunctionWalker(ValueWalker):
                 state.paths.forget_parts(ex.dotted_name(node.value.func.value))
         elif isinstance(node, ast.Delete):
             for target in node.targets:
-                state.bind(key_of(target), CLEAN)
+                if isinstance(target, ast.Subscript):
+                    state.stored_at(key_of(target.value), subject_key(target))  # `del c.layers[0]` shifts them
+                elif key_of(target):
+                    state.bind(key_of(target), CLEAN)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # rebinds names: what a test told of them is gone
             for alias in node.names:
                 state.paths.forget(imported_as(alias))
@@ -372,9 +375,7 @@ class FunctionWalker(ValueWalker):
                 self.value(node.value, state)
                 self.index_use(node.slice, state)
                 state.stored_into(key_of(node.value))
-                if subject_key(node):  # `kwargs["cache"] = ...`: what a test told about the entry is gone
-                    state.kinds.pop(subject_key(node), None)
-                    state.paths.forget(subject_key(node))
+                state.stored_at(key_of(node.value), subject_key(node))  # what a test told of its entries
 
     def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
         """The int-annotated binding is immediately followed by the fixer's guard."""
