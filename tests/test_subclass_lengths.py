@@ -88,3 +88,61 @@ REPORTED = {
 @pytest.mark.parametrize("more", REPORTED.values(), ids=REPORTED.keys())
 def test_must_report(more: str) -> None:
     assert functions_reported(more) == ["trim"]
+
+
+# ----- a length that is an int by its form, whatever the subclass binds -----------------------------
+
+FORM_BASE = """
+    import torch
+
+
+    class Base:
+        def __init__(self):
+            self._compressed = None
+            self._n = 0
+
+        def get_seq_length(self, layer_idx=0):
+            if self._compressed is None:
+                return {empty}
+            return {full}
+
+
+    class Sub(Base):
+        def append(self, k):
+            self._compressed = {{"k": k}}
+            self._n = k.sum()
+        {more}
+
+
+    def trim(ids):
+        return ids[:, Sub().get_seq_length():]
+"""
+"""Reduced from turboquant-kv 1.0.0 (`TurboQuantCacheLayer` and its fused subclass, which stores
+into the attributes the inherited length reads)."""
+
+BY_FORM = {
+    "`int(...)` or 0": ("0", 'int(self._compressed["k"].shape[2])', ""),
+    "`len(...)`": ("0", 'len(self._compressed["k"])', ""),
+}
+NOT_BY_FORM = {
+    "a counter the subclass binds to a tensor": ("0", "self._n", ""),
+    "one return of two a counter": ("self._n", 'int(self._compressed["k"].shape[2])', ""),
+    "the subclass binds the method otherwise": (
+        "0",
+        'int(self._compressed["k"].shape[2])',
+        "get_seq_length = torch.numel",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BY_FORM)
+def test_an_inherited_length_that_is_an_int_by_its_form_stays_silent(case: str) -> None:
+    empty, full, more = BY_FORM[case]
+    assert findings_in(textwrap.dedent(FORM_BASE.format(empty=empty, full=full, more=more))) == [], case
+
+
+@pytest.mark.parametrize("case", NOT_BY_FORM)
+def test_an_inherited_length_that_reads_what_the_subclass_binds_must_report(case: str) -> None:
+    empty, full, more = NOT_BY_FORM[case]
+    found = findings_in(textwrap.dedent(FORM_BASE.format(empty=empty, full=full, more=more)))
+    assert [finding.code for finding in found] == ["SLG002"], case

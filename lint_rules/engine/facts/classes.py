@@ -42,7 +42,12 @@ from lint_rules.engine.facts.kept_elsewhere import keeps_int_elsewhere
 from lint_rules.engine.facts.module_files import module_file, parsed_module
 from lint_rules.engine.facts.name_bindings import Binding, module_named
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, length_kind_in
-from lint_rules.engine.facts.returned_values import annotated_classes, returns_a_tensor, returns_only_ints
+from lint_rules.engine.facts.returned_values import (
+    annotated_classes,
+    returns_a_tensor,
+    returns_ints_by_form,
+    returns_only_ints,
+)
 from lint_rules.engine.facts.subclasses import every_subclass_int, is_abstract
 from lint_rules.engine.facts.transformers_subclasses import (
     binds_counters_to_ints,
@@ -322,7 +327,21 @@ class ClassFacts(ClassProperties):
             return INT_LENGTH
         if inherited != INT_LENGTH:
             return inherited
+        if self.inherits_an_int_by_its_form(cls):
+            return INT_LENGTH  # what the subclass binds cannot change `return int(...)` or `return 0`
         return INT_LENGTH if self.keeps_int_state(cls) and self.counters_kept_below(cls) else ""
+
+    def inherits_an_int_by_its_form(self, cls: ast.ClassDef) -> bool:
+        """The source method `cls` inherits from a base of the module returns only values that are
+        ints by their form (`0`, `int(...)`, `len(...)`: `ex.is_structurally_int`), whatever the
+        object's attributes hold."""
+        for member in self.lineage(cls):
+            if self.binds_source_method(member):
+                return False
+            own = self.own_source_method(member)
+            if own is not None:
+                return member is not cls and runs_its_own_body(own) and returns_ints_by_form(own)
+        return False
 
     def inherited_method_returns_ints(self, cls: ast.ClassDef) -> bool:
         """The source method `cls` inherits through single bases of the module returns only ints on an

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attributes import COUNT_ADDED, is_new_tensor
 from lint_rules.engine.facts.counters import bindings_of
+from lint_rules.engine.facts.module_text import own_scope_nodes
 
 
 def annotated_classes(annotation: ast.expr | None) -> list[str]:
@@ -84,3 +85,10 @@ def is_int_counter(values: list[ast.expr]) -> bool:
     added = [value for value in values if value is COUNT_ADDED]
     others = [value for value in values if value is not COUNT_ADDED]
     return all(map(ex.is_structurally_int, others)) and (not added or bool(others))
+
+
+def returns_ints_by_form(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Every `return` of the function's own scope gives a value that is an int by its form (`0`,
+    `int(...)`, `len(...)`, `x.shape[i]`): what any attribute or parameter holds cannot change that."""
+    returns = [node for node in own_scope_nodes(function) if isinstance(node, ast.Return)]
+    return bool(returns) and all(node.value is not None and ex.is_structurally_int(node.value) for node in returns)
