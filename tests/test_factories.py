@@ -82,6 +82,10 @@ MUST_REPORT = {
         "def make(past, config):\n        return DynamicCache()\n\n    def swap():\n        global make\n        make = build",
         "cache = make(past, config)",
     ),
+    "a decorated factory (the decorator may put another function in its place)": (
+        "@swap_for_static\n    def make(past, config):\n        return DynamicCache()",
+        "cache = make(past, config)",
+    ),
     "a method, which a subclass may override": (
         "class Maker:\n        def make(self, past, config):\n            return DynamicCache()\n\n    maker = Maker()",
         "cache = maker.make(past, config)",

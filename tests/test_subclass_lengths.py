@@ -126,6 +126,8 @@ BY_FORM = {
 }
 NOT_BY_FORM = {
     "a counter the subclass binds to a tensor": ("0", "self._n", ""),
+    "a shape of whatever the attribute holds": ("0", 'self._compressed["k"].shape[2]', ""),
+    "a size of whatever the attribute holds": ("0", 'self._compressed["k"].size(2)', ""),
     "one return of two a counter": ("self._n", 'int(self._compressed["k"].shape[2])', ""),
     "the subclass binds the method otherwise": (
         "0",
@@ -146,3 +148,24 @@ def test_an_inherited_length_that_reads_what_the_subclass_binds_must_report(case
     empty, full, more = NOT_BY_FORM[case]
     found = findings_in(textwrap.dedent(FORM_BASE.format(empty=empty, full=full, more=more)))
     assert [finding.code for finding in found] == ["SLG002"], case
+
+
+FORM_VARIANTS = {
+    "another source method of the base returns a counter": FORM_BASE.replace(
+        "def get_seq_length(self, layer_idx=0):",
+        "def get_query_offset(self, layer_idx=0):\n            return self._n\n\n        def get_seq_length(self, layer_idx=0):",
+    ),
+    "the base defines the length twice, the last a counter": FORM_BASE.replace(
+        "class Sub(Base):",
+        "    def get_seq_length(self, layer_idx=0):\n            return self._n\n\n\n    class Sub(Base):",
+    ),
+    "a first base from elsewhere may define the length": FORM_BASE.replace(
+        "import torch", "import torch\n    from torchext import LengthMixin"
+    ).replace("class Sub(Base):", "class Sub(LengthMixin, Base):"),
+}
+
+
+@pytest.mark.parametrize("case", FORM_VARIANTS)
+def test_an_inherited_length_by_form_must_be_the_one_that_runs(case: str) -> None:
+    text = textwrap.dedent(FORM_VARIANTS[case].format(empty="0", full='int(self._compressed["k"].shape[2])', more=""))
+    assert [finding.code for finding in findings_in(text)] == ["SLG002"], case

@@ -24,7 +24,7 @@ MODULE = """
             return 0 if self.keys is None else int(self.keys.shape[-2])
 
 
-    def forward(self, cache, i, j, other, x):
+    def forward(self, cache, i, j, other, x, model, kwargs):
         {body}
         return x[:, n:]
 """
@@ -50,6 +50,8 @@ CHANGED_BETWEEN = {
     "the cache rebound": "cache = other",
     "the container handed on": "fill(cache.layers)",
     "a method of the object holding the index": "self.step()",
+    "the cache handed on in **kwargs": "model(**kwargs)",
+    "the cache handed on in *args": "model(*[cache])",
 }
 
 
@@ -81,3 +83,20 @@ def test_must_report_an_entry_of_a_tensor_length_class() -> None:
 def findings_of(body: str) -> list[str]:
     text = textwrap.dedent(MODULE.replace("{body}", body))
     return [finding.code for finding in analyze_source(text, "example.py", ("get_seq_length",))]
+
+
+BLOCKS = {
+    "an entry before it deleted (the entries shift)": ("1", "del cache.blocks[0]"),
+    "the same entry stored through `True`": ("1", "cache.blocks[True] = other"),
+    "the same entry stored through `False`": ("0", "cache.blocks[False] = other"),
+}
+
+
+@pytest.mark.parametrize("case", BLOCKS)
+def test_must_report_a_constant_entry_changed_in_between(case: str) -> None:
+    index, change = BLOCKS[case]
+    body = (
+        f"if not isinstance(cache.blocks[{index}], IntLayer):\n            return x\n"
+        f"        {change}\n        n = cache.blocks[{index}].get_seq_length()"
+    )
+    assert findings_of(body) == ["SLG002"], case

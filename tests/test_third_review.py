@@ -173,6 +173,23 @@ MUST_REPORT = {
     "outputs aliased by a `match` capture": OUTPUTS_ALIASED.format(
         alias="match out:\n                case object() as alias:\n                    pass"
     ),
+    "a method of the object bound to an attribute, called through it": """
+        from transformers import DynamicCache, StaticCache
+
+        class Runner:
+            def __init__(self, config):
+                self.config = config
+                self.step = self._step
+
+            def _step(self):
+                self.cache = StaticCache(config=self.config, max_cache_len=8)
+
+            def run(self, ids):
+                self.cache = DynamicCache()
+                self.step()
+                n = self.cache.get_seq_length()
+                return ids[:, n:]
+    """,
     "a module's own method named like a tensor's, which may return None": """
         class Holder:
             def view(self, x):

@@ -10,7 +10,7 @@ binds its defaults (`class_level`): `n = v` binds `v`, a `def` (a property) or a
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_stores import function_bindings, scope_names, unless_shadowed
@@ -52,9 +52,13 @@ class AttributeBindings:
         not a literal, `self.__dict__`, `vars(self)`, its own `__setattr__` or `__getattr__`."""
 
 
-def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = None) -> AttributeBindings:
-    """From the statements of the class's methods (a method called on an attribute,
-    `self.cumulative_length.zero_()`, marks the attribute as an object)."""
+def attribute_bindings(
+    cls: ast.ClassDef, expression_lines: list[int] | None = None, self_call_lines: list[int] | None = None
+) -> AttributeBindings:
+    """From the statements of the class's methods (a method called on an attribute as a statement,
+    `self.cumulative_length.zero_()`, marks the attribute as an object; one that may put something
+    into it anywhere, `grow = lambda: self.layers.append(x)`, is one of its contents).
+    `self_call_lines`: where a method may be called on an attribute of `self` (None: anywhere)."""
     found = AttributeBindings()
     annotated = {
         statement.target.id: statement.annotation
@@ -71,6 +75,7 @@ def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = N
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     lines = lines_within(expression_lines, cls)
+    call_lines = lines_within(self_call_lines, cls)
     record_class_level(found, cls, lines)
     functions = [
         node for node in simple_statements(cls.body) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -84,6 +89,8 @@ def attribute_bindings(cls: ast.ClassDef, expression_lines: list[int] | None = N
             record_binding(found, node, function, bound_in, followed)
             for call in calls_of(node):
                 record_call(found, call)
+            for attribute, call in nested_calls_of(node, call_lines):
+                record_content(found, attribute, call)
             reader.read(node)
     record_unfollowed(found, reader.finish())
     count_counters(found, CountReader(methods), bound_in)
@@ -223,9 +230,23 @@ def iterates_a_range(loop: ast.For) -> bool:
 
 
 def calls_of(statement: ast.stmt) -> list[ast.Call]:
-    """The calls of a statement, nested ones too (`[self.layers.append(x) for ...]`, `grow = lambda:
-    self.layers.append(x)`), but not those of the blocks it holds (visited on their own)."""
-    return [node for node in ex.statement_parts([statement]) if isinstance(node, ast.Call)]
+    """The calls of an expression statement, nested ones too (`[self.layers.append(x) for ...]`)."""
+    if not isinstance(statement, ast.Expr):
+        return []
+    return [node for node in ast.walk(statement.value) if isinstance(node, ast.Call)]
+
+
+def nested_calls_of(statement: ast.stmt, lines: list[int] | None) -> Iterator[tuple[str, ast.Call]]:
+    """The methods called on an attribute of `self` inside any other statement (`grow = lambda:
+    self.layers.append(x)`, `ok = self.layers.append(x)`), not in the blocks it holds (visited on
+    their own); looked for only where its own lines may hold one (`lines`; None: anywhere)."""
+    if isinstance(statement, ast.Expr) or (lines is not None and not mentions(lines, statement)):
+        return
+    for node in ex.statement_parts([statement]):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attribute = self_attribute(node.func.value)
+            if attribute:
+                yield attribute, node
 
 
 def record_call(found: AttributeBindings, call: ast.Call) -> None:

@@ -147,6 +147,15 @@ def mentions(lines: list[int], statement: ast.stmt) -> bool:
     return bisect.bisect_right(lines, last) > bisect.bisect_left(lines, first)
 
 
+SELF_ATTRIBUTE_CALL = re.compile(r"self\.\w+\s*\.\s*\w+\s*\(")
+"""`self.layers.append(`: a method called on an attribute, which may put something into it."""
+
+
+def self_call_lines_of(text: str) -> list[int]:
+    """The lines of a module's text where a method may be called on an attribute of `self`."""
+    return lines_of_offsets(text, [match.start() for match in SELF_ATTRIBUTE_CALL.finditer(text)])
+
+
 def expression_lines_of(text: str) -> list[int]:
     """The lines of a module's text where an expression-level form may be."""
     offsets = [offset for word in EXPRESSION_WORDS for offset in occurrences(text, word, whole_words=False)]

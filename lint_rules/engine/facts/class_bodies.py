@@ -19,7 +19,7 @@ from lint_rules.engine.facts.attribute_stores import (
 )
 from lint_rules.engine.facts.attribute_stores import Store as AttributeStore
 from lint_rules.engine.facts.attributes import AttributeBindings, attribute_bindings, is_new_tensor
-from lint_rules.engine.facts.binding_forms import expression_lines_of
+from lint_rules.engine.facts.binding_forms import expression_lines_of, self_call_lines_of
 from lint_rules.engine.facts.caches import is_transformers_module
 from lint_rules.engine.facts.class_names import ClassNames
 from lint_rules.engine.facts.definitions import Definition, class_lineage
@@ -382,7 +382,7 @@ class ClassBodies(ClassNames):
 
     def bindings(self, cls: ast.ClassDef) -> AttributeBindings:
         if id(cls) not in self._read.bindings:
-            self._read.bindings[id(cls)] = attribute_bindings(cls, self.expression_lines())
+            self._read.bindings[id(cls)] = attribute_bindings(cls, self.expression_lines(), self.self_call_lines)
         return self._read.bindings[id(cls)]
 
     def expression_lines(self) -> list[int] | None:
@@ -392,6 +392,11 @@ class ClassBodies(ClassNames):
     @functools.cached_property
     def _expression_lines(self) -> list[int] | None:
         return expression_lines_of(self.text) if self.text is not None else None
+
+    @functools.cached_property
+    def self_call_lines(self) -> list[int] | None:
+        """The lines where a method may be called on an attribute of `self` (None: no text, look everywhere)."""
+        return self_call_lines_of(self.text) if self.text is not None else None
 
     def lineage(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
         return class_lineage(cls, self.classes)

@@ -332,15 +332,25 @@ class ClassFacts(ClassProperties):
         return INT_LENGTH if self.keeps_int_state(cls) and self.counters_kept_below(cls) else ""
 
     def inherits_an_int_by_its_form(self, cls: ast.ClassDef) -> bool:
-        """The source method `cls` inherits from a base of the module returns only values that are
-        ints by their form (`0`, `int(...)`, `len(...)`: `ex.is_structurally_int`), whatever the
-        object's attributes hold."""
+        """Every source method `cls` inherits, through single bases of the module, returns only values
+        that are ints by their form (`returns_ints_by_form`: `0`, `int(...)`, `len(...)`), whatever
+        the object's attributes hold: the first class of the lineage that defines one defines each
+        of them that way (every `def` of those names in its body)."""
         for member in self.lineage(cls):
             if self.binds_source_method(member):
                 return False
-            own = self.own_source_method(member)
-            if own is not None:
-                return member is not cls and runs_its_own_body(own) and returns_ints_by_form(own)
+            defined = [
+                statement
+                for statement in member.body
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and statement.name in self.source_methods
+            ]
+            if defined:
+                return member is not cls and all(
+                    runs_its_own_body(own) and returns_ints_by_form(own) for own in defined
+                )
+            if len(member.bases) != 1:
+                return False  # another base's method may come first (`class Sub(Mixin, Base)`)
         return False
 
     def inherited_method_returns_ints(self, cls: ast.ClassDef) -> bool:

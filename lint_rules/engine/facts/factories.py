@@ -7,8 +7,9 @@ a class of the package), a local every binding of which is one, or None. A gener
 that returns nothing else or anything else (a parameter, another call), or one that may change the
 layers of some object (`layer_changes`: `cache.layers.append(StaticLayer(8))` before the `return`)
 gives nothing known. Which function a call runs is the call graph's answer, for a module-level
-function whose name the module binds only by its `def` (`bound_only_by_its_def`) and the calling
-scope does not rebind; not for a method, which a subclass may override."""
+function whose name the module binds only by its undecorated `def` (`bound_only_by_its_def`) and the
+calling scope does not rebind; not for a method, which a subclass may override. A rebinding the
+syntax does not show (`globals()[...]`, `exec`, `f.__code__ = ...`) is not seen (docs/limits.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from lint_rules.engine.facts.caches import joined_kind
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.counters import bindings_of
 from lint_rules.engine.facts.definitions import simple_statements
-from lint_rules.engine.facts.module_text import own_scope_nodes, statement_bindings
+from lint_rules.engine.facts.module_text import lines_that_may_bind, own_scope_nodes, statement_bindings
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 GENERATING = (ast.Yield, ast.YieldFrom)
@@ -35,7 +36,7 @@ def returned_cache_kind(function: FunctionNode, classes: ClassFacts) -> str:
     values = [value for value in returned if value is not None and not ex.is_none(value)]
     if not values:
         return ""
-    local_values = bindings_of(function)
+    local_values = bindings_of(function) if any(isinstance(value, ast.Name) for value in values) else {}
     kinds = []
     for value in values:
         if isinstance(value, ast.Name):
@@ -48,8 +49,19 @@ def returned_cache_kind(function: FunctionNode, classes: ClassFacts) -> str:
     return joined_kind(kinds) if all(kinds) else ""
 
 
-def bound_only_by_its_def(tree: ast.Module, name: str) -> bool:
-    """The module's own scope binds `name` once, by a `def` (not also by an assignment, an import, a
-    second `def` in an `if`)."""
+def bound_only_by_its_def(tree: ast.Module, text: str, name: str) -> bool:
+    """The module's own scope binds `name` once, by an undecorated `def` (not also by an assignment,
+    an import, a second `def` in an `if`; a decorator may put any function in its place). Read from
+    the tree only where the text shows another line that may bind it (`lines_that_may_bind`)."""
+    may_bind = lines_that_may_bind(text, name) if text.isascii() else None
+    defs = [
+        statement
+        for statement in tree.body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name
+    ]
+    if len(defs) != 1 or defs[0].decorator_list:
+        return False
+    if may_bind == [defs[0].lineno]:
+        return True
     binders = [statement for statement in simple_statements(tree.body) if name in statement_bindings(statement)]
-    return len(binders) == 1 and isinstance(binders[0], (ast.FunctionDef, ast.AsyncFunctionDef))
+    return binders == defs

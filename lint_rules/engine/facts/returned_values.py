@@ -9,7 +9,7 @@ from collections.abc import Callable
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attributes import COUNT_ADDED, is_new_tensor
 from lint_rules.engine.facts.counters import bindings_of
-from lint_rules.engine.facts.module_text import own_scope_nodes
+from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names, own_scope_nodes
 
 
 def annotated_classes(annotation: ast.expr | None) -> list[str]:
@@ -88,7 +88,24 @@ def is_int_counter(values: list[ast.expr]) -> bool:
 
 
 def returns_ints_by_form(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Every `return` of the function's own scope gives a value that is an int by its form (`0`,
-    `int(...)`, `len(...)`, `x.shape[i]`): what any attribute or parameter holds cannot change that."""
-    returns = [node for node in own_scope_nodes(function) if isinstance(node, ast.Return)]
-    return bool(returns) and all(node.value is not None and ex.is_structurally_int(node.value) for node in returns)
+    """Every `return` of the function's own scope gives a value that is an int by its form, whatever
+    any attribute or parameter holds: an int literal, `int(...)` or `len(...)` (neither name bound
+    in the function), and `+`, `-`, `*`, `//`, `%` or an if-expression of those. (`x.shape[i]` and
+    `x.size(i)` are not: `x` may be any object.)"""
+    own = list(own_scope_nodes(function))
+    returns = [node for node in own if isinstance(node, ast.Return)]
+    bound = {argument.arg for argument in ex.arguments_of(function)}
+    bound.update(name for node in own if isinstance(node, BINDING_NODES) for name in bound_names(node))
+
+    def by_form(value: ast.expr) -> bool:
+        if isinstance(value, ast.Constant):
+            return type(value.value) is int
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            return value.func.id in ("int", "len") and value.func.id not in bound
+        if isinstance(value, ast.BinOp):
+            return isinstance(value.op, INT_PRESERVING_OPERATORS) and by_form(value.left) and by_form(value.right)
+        if isinstance(value, ast.IfExp):
+            return by_form(value.body) and by_form(value.orelse)
+        return False
+
+    return bool(returns) and all(node.value is not None and by_form(node.value) for node in returns)

@@ -62,13 +62,13 @@ class ModuleRun:
         it may change some object's layers."""
         key = id(function)
         if key not in self._returned_kinds:
-            changes = self.facts.classes.layer_changes.changed_in(function)
-            self._returned_kinds[key] = "" if changes else returned_cache_kind(function, self.facts.classes)
+            kind = returned_cache_kind(function, self.facts.classes)
+            self._returned_kinds[key] = "" if kind and self.facts.classes.layer_changes.changed_in(function) else kind
         return self._returned_kinds[key]
 
     def bound_only_by_its_def(self, name: str) -> bool:
         if name not in self._bound_by_def:
-            self._bound_by_def[name] = bound_only_by_its_def(self.facts.tree, name)
+            self._bound_by_def[name] = bound_only_by_its_def(self.facts.tree, self.facts.source.text, name)
         return self._bound_by_def[name]
 
     def mentions(self, node: ast.stmt) -> bool:

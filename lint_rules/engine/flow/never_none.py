@@ -5,7 +5,7 @@ makes every later `if position_ids is None:` branch dead, whichever way the firs
 Values that cannot be None, judged from their form: a literal, a display or comprehension, an
 f-string, arithmetic, `not`, `x.shape`/`x.size()`/`len()`/`int()` and the like, a tensor-building
 `torch.*` function (`torch.arange`, `torch.cat`; not `torch.jit.annotate(..., None)`), a method that
-builds a tensor (`.unsqueeze(0)`, `.view(...)`, where the module defines no method of that name;
+builds a tensor (`.unsqueeze(0)`, `.view(...)`, where the module has no `def` of that name;
 `.to()`/`.cpu()` only of a known tensor), a constructor of a class of the module or of the
 package, an if-expression whose arms both cannot be None, `a or b` whose last operand cannot be,
 and a name already known not None. A call of any other function may return None and proves
@@ -23,7 +23,6 @@ from collections.abc import Collection, Sequence
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import length_kind_of_transformers_class
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_text import defines
 from lint_rules.engine.facts.source_text import SourceText
 from lint_rules.engine.flow.narrowing import none_test
 from lint_rules.engine.flow.operands import TENSOR_RESULT_METHODS, is_tensor_operand
@@ -87,7 +86,7 @@ NEVER_NONE_FORMS = (
 def is_never_none_call(node: ast.Call, state: State, module: ModuleFacts) -> bool:
     method = ex.method_name(node)
     if isinstance(node.func, ast.Attribute) and (
-        (method in TENSOR_BUILDING_METHODS and not defines(module.source.text, method))
+        (method in TENSOR_BUILDING_METHODS and method not in module.definitions.defined_names)
         or (method in TENSOR_RESULT_METHODS and is_tensor_operand(node.func.value, state, module))
     ):
         return True  # a class of the module with a `def view(` of its own may return anything

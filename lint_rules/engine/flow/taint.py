@@ -100,11 +100,12 @@ def subscript_key(node: ast.expr) -> str:
 
 
 def has_constant_index(key: str) -> bool:
-    """The entry key is subscripted by a constant (`kwargs['cache']`, `c.layers[0]`), not a name or chain."""
+    """The entry key is subscripted by a string or a non-negative int literal (`kwargs['cache']`,
+    `c.layers[0]`): not a name or chain, nor `True`, `1.0` (both the same key as `1`) or `None`."""
     if not key.endswith("]"):
         return False
     index = key[key.index("[") + 1 : -1]
-    return index in ("None", "True", "False") or not all(part.isidentifier() for part in index.split("."))
+    return index[:1] in ("'", '"') or index.isdigit()
 
 
 def about(name: str, key: str) -> bool:
@@ -210,10 +211,17 @@ class State:
         if self.paths:
             self.paths.forget_parts(root)
 
-    def stored_at(self, container: str, entry: str) -> None:
-        """An item of `container` was stored or deleted (`entry`: its key, `subscript_key`; "" when not
-        plain): what was known of its entries is gone, but for other constant keys."""
-        constant = has_constant_index(entry)
+    def forget_entries(self) -> None:
+        """What the walk knows of every entry (`cache.layers[i]`) is gone."""
+        for key in [key for key in self.kinds if key.endswith("]")]:
+            del self.kinds[key]
+            self.paths.forget(key)
+
+    def stored_at(self, container: str, entry: str, deleted: bool = False) -> None:
+        """An item of `container` was stored (`entry`: its key, `subscript_key`; "" when not plain):
+        what was known of its entries is gone, but for other constant keys; or deleted, which may
+        shift every entry after it (`del cache.layers[0]`)."""
+        constant = has_constant_index(entry) and not deleted
         for key in [key for key in self.kinds if key.startswith(container + "[")]:
             if key == entry or not (constant and has_constant_index(key)):
                 del self.kinds[key]

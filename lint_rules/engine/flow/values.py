@@ -304,6 +304,10 @@ class ValueWalker:
             key = key_of(handed)
             if key and state.knows_parts_of(key):
                 state.forget_parts_of(key)
+        if any(isinstance(argument, ast.Starred) for argument in node.args) or any(
+            keyword.arg is None for keyword in node.keywords
+        ):
+            state.forget_entries()  # `model(**model_kwargs)` may hand on any container an entry is of
 
     def run_on_object(self, func: ast.Attribute, state: State) -> None:
         """`self.step(ids)` may rebind the attributes of `self` (`state.forget_parts_of`); calling an
@@ -317,9 +321,19 @@ class ValueWalker:
         state.forget_parts_of(root)
 
     def holds_an_object(self, func: ast.Attribute) -> bool:
+        """`self.model(...)` in a method of a class whose lineage in the module binds `self.model` only
+        to what a call built or a name held (`self.model = LlamaModel(config)`, `self.model = model`;
+        not `self.step = self._step`, a method of the object itself) and defines no method `model`."""
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
-        stored = func.attr in self.module.classes.attribute_stores.values
-        return stored and not (cls is not None and defines_in_body(cls, func.attr))
+        if cls is None or ex.dotted_name(func.value) != "self":
+            return False
+        lineage = self.module.classes.lineage(cls)
+        if any(defines_in_body(member, func.attr) for member in lineage):
+            return False
+        stored = [
+            value for member in lineage for value in self.module.classes.bindings(member).values.get(func.attr, [])
+        ]
+        return bool(stored) and all(isinstance(value, (ast.Call, ast.Name)) for value in stored)
 
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
         """A call of a function of the module, or of another module of the package: its summary says
@@ -583,7 +597,9 @@ class ValueWalker:
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or summaries is None:
             return ""
         name = node.func.id
-        if not self.run.bound_only_by_its_def(name) or self.module.classes.bound_in_a_scope(name, node):
+        if name not in self.module.definitions.defined_names or not self.run.bound_only_by_its_def(name):
+            return ""
+        if self.module.classes.bound_in_a_scope(name, node):
             return ""
         callees = summaries.callees(node, self.scope)
         functions = [

@@ -131,7 +131,7 @@ class FunctionWalker(ValueWalker):
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 if isinstance(target, ast.Subscript):
-                    state.stored_at(key_of(target.value), subject_key(target))  # `del c.layers[0]` shifts them
+                    state.stored_at(key_of(target.value), subject_key(target), deleted=True)
                 elif key_of(target):
                     state.bind(key_of(target), CLEAN)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):  # rebinds names: what a test told of them is gone
