@@ -3,7 +3,7 @@ what a call of it gives holds a cache of the length kind its `return`s build.
 
 Every `return` of the function's own scope (not a nested function's) gives a constructor the class
 facts know (`ClassFacts.constructed_kind`: `DynamicCache()`, `DynamicCache.from_legacy_cache(...)`,
-a class of the package), a local every binding of which is one, or None. A generator, a function
+a class of the package whose name says `Cache`), a local every binding of which is one, or None. A generator, a function
 that returns nothing else or anything else (a parameter, another call), or one that may change the
 layers of some object (`layer_changes`: `cache.layers.append(StaticLayer(8))` before the `return`)
 gives nothing known. Which function a call runs is the call graph's answer, for a module-level
@@ -26,9 +26,12 @@ FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 GENERATING = (ast.Yield, ast.YieldFrom)
 
 
-def returned_cache_kind(function: FunctionNode, classes: ClassFacts) -> str:
+def returned_cache_kind(function: FunctionNode, classes: ClassFacts, text: str) -> str:
     """INT_LENGTH or TENSOR_LENGTH when every cache the function gives back is built with that kind
-    (see the module's docstring); "" otherwise. The caller checks the layer changes."""
+    (see the module's docstring); "" otherwise. The caller checks the layer changes. `text`: the
+    function's, looked at first: a class whose name does not say `Cache` is not looked for."""
+    if "Cache" not in text:
+        return ""
     own = list(own_scope_nodes(function))
     if any(isinstance(node, GENERATING) for node in own):
         return ""

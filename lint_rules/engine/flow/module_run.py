@@ -18,6 +18,7 @@ from lint_rules.engine.facts.module_text import lines_mentioning
 from lint_rules.engine.flow.caller_arguments import CallerArguments
 from lint_rules.engine.flow.closures import closure_getters, getter_aliases, reads_any
 from lint_rules.engine.flow.function_entry import class_attribute_kinds, function_scope
+from lint_rules.engine.flow.never_none import text_of
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.summary import SummaryTable
 from lint_rules.engine.flow.taint import Origin
@@ -62,7 +63,7 @@ class ModuleRun:
         it may change some object's layers."""
         key = id(function)
         if key not in self._returned_kinds:
-            kind = returned_cache_kind(function, self.facts.classes)
+            kind = returned_cache_kind(function, self.facts.classes, text_of(function, self.facts.source))
             self._returned_kinds[key] = "" if kind and self.facts.classes.layer_changes.changed_in(function) else kind
         return self._returned_kinds[key]
 

@@ -183,6 +183,8 @@ class State:
         `out.__setitem__(...)`, `other = out`, also as an arm of `a if t else b`, an operand of `a or
         b`, or through a walrus): what is stored into them there is not seen, so what their kind told
         of them may no longer hold."""
+        if not self.holds_outputs():
+            return
         if isinstance(node, ast.IfExp):
             self.let_go(node.body)
             self.let_go(node.orelse)
@@ -191,7 +193,7 @@ class State:
                 self.let_go(operand)
         elif isinstance(node, ast.NamedExpr):
             self.let_go(node.value)
-        if not isinstance(node, (ast.Name, ast.Attribute)) or not self.holds_outputs():
+        if not isinstance(node, (ast.Name, ast.Attribute)):
             return
         key = key_of(node)
         if key and self.kinds.get(key, "").startswith(OUTPUTS_PREFIX):

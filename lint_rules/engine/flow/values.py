@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind as typed_receiver_kind
 from lint_rules.engine.facts.attribute_stores import defines_in_body
-from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH, joined_kind
+from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.compiled import is_torchscript
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -591,25 +591,22 @@ class ValueWalker:
         return INT_LENGTH_CACHE if built == INT_LENGTH else TENSOR_LENGTH_CACHE if built == TENSOR_LENGTH else ""
 
     def factory_kind(self, node: ast.expr) -> str:
-        """INT_LENGTH or TENSOR_LENGTH for a call of the module's own functions that each give back a
-        new cache of that kind (`def new_cache(): return DynamicCache()`, `facts.factories`)."""
-        summaries = self.run.summaries
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or summaries is None:
+        """INT_LENGTH or TENSOR_LENGTH for a call of a module-level function of the module that gives
+        back a new cache of that kind (`def new_cache(): return DynamicCache()`, `facts.factories`),
+        its name bound only by that `def` and not rebound where it is called."""
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             return ""
         name = node.func.id
-        if name not in self.module.definitions.defined_names or not self.run.bound_only_by_its_def(name):
+        if name not in self.module.definitions.defined_names:
             return ""
-        if self.module.classes.bound_in_a_scope(name, node):
+        defined = self.module.definitions.functions_named(name)
+        function = defined[0].node if len(defined) == 1 and defined[0].parent is None else None
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or defined[0].enclosing_class:
+            return ""  # a method may be overridden in a subclass; a nested function is another scope's
+        kind = self.run.returned_cache_kind(function)
+        if not kind or not self.run.bound_only_by_its_def(name) or self.module.classes.bound_in_a_scope(name, node):
             return ""
-        callees = summaries.callees(node, self.scope)
-        functions = [
-            callee.node
-            for callee in callees
-            if callee.parent is None  # not a nested function, nor a method (a subclass may override it)
-            and callee.enclosing_class is None
-            and isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        ]
-        return joined_kind(map(self.run.returned_cache_kind, functions)) if len(functions) == len(callees) else ""
+        return kind
 
     def is_source_getter(self, node: ast.expr, state: State) -> bool:
         """`obj.get_seq_length` or `getattr(obj, "get_seq_length")`, not called, on a receiver whose
