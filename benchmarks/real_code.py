@@ -113,6 +113,19 @@ DEFAULT_REQUIREMENTS = (
     "vllm-omni==0.30.0",
     "rotalabs-accel==1.1.1",
     "csaq-quant==0.6.0",
+    # Released packages new to the corpus, labelled by a reader after the checker ran, on 2026-12-05 (REAL_CODE.md).
+    "turboquant-kv==1.0.0",
+    "vllm-mblt==0.8.0",
+    "tardigrade-db==0.8.1",
+    "tico==0.3.0",
+    "qai-hub-models==0.65.0",
+    "executorch==1.5.1",
+    "litert-torch==0.10.0",
+    "kakeyalattice==1.5.0",
+    "turboquant-pro==1.9.1",
+    "prismaquant==0.16.2",
+    "polykv-llm==0.1.0",
+    "flashcodec-kv==1.0.0",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
