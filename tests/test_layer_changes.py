@@ -987,3 +987,50 @@ class Runner:
 def test_an_attribute_whose_object_no_code_changes_keeps_its_type(program: str) -> None:
     """The twins of the attribute rule: a new object's layers, a read, another attribute."""
     assert reviewed_codes(program) == []
+
+
+# ----- the list handed on in a value: an operand, an arm, a display, a fetched method ---------------
+
+LOCAL_LIST = """
+    from transformers import DynamicCache
+    from transformers.cache_utils import StaticLayer
+
+
+    def use(ids, flag, xs):
+        cache = DynamicCache()
+        {change}
+        n = cache.get_seq_length()
+        return ids[:, n:]
+"""
+"""From a second reader's programs on 2026-12-05 (/work/notes/review_today.md, item 7)."""
+
+HANDED_ON_IN_A_VALUE = {
+    "an operand of `or`": "ls = cache.layers or []\n        ls.append(StaticLayer(8))",
+    "an arm of an if-expression": "ls = cache.layers if flag else []\n        ls.append(StaticLayer(8))",
+    "a fetched method": "add = cache.layers.append\n        add(StaticLayer(8))",
+    "a fetched method handed to a call": "any(map(cache.layers.append, [StaticLayer(8)]))",
+    "an element of a tuple unpacked": "(ls,) = (cache.layers,)\n        ls.append(StaticLayer(8))",
+    "bound with another value and appended to": "ls, seen = cache.layers, {}\n        ls.append(StaticLayer(8))",
+    "an element of a list looped over": "for ls in [cache.layers]:\n            ls.append(StaticLayer(8))",
+    "a value of a dict": "d = {'l': cache.layers}\n        d['l'].append(StaticLayer(8))",
+    "an element of a display handed to `iter`": "next(iter([cache.layers])).append(StaticLayer(8))",
+    "an element of a comprehension's display": "[ls.append(StaticLayer(8)) for ls in (cache.layers,)]",
+}
+ONLY_READ = {
+    "looped over": "for layer in cache.layers:\n            print(layer)",
+    "counted": "print(len(cache.layers))",
+    "tested": "if cache.layers and flag:\n            pass",
+    "an entry read": "first = cache.layers[0] if cache.layers else None",
+    "copied": "copy = list(cache.layers)\n        copy.append(StaticLayer(8))",
+    "bound with another value and only read": "ls, seen = cache.layers, {}\n        print(len(ls), ls[0])",
+}
+
+
+@pytest.mark.parametrize("case", HANDED_ON_IN_A_VALUE)
+def test_the_list_handed_on_in_a_value_must_report(case: str) -> None:
+    assert codes(LOCAL_LIST.replace("{change}", HANDED_ON_IN_A_VALUE[case])) == ["SLG002"], case
+
+
+@pytest.mark.parametrize("case", ONLY_READ)
+def test_the_list_only_read_stays_silent(case: str) -> None:
+    assert codes(LOCAL_LIST.replace("{change}", ONLY_READ[case])) == [], case

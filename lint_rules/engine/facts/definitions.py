@@ -18,6 +18,7 @@ from lint_rules.engine.facts.expressions import (
     READING_BUILTINS,
     dotted_name,
     layers_changed_at,
+    layers_held_by,
     statement_parts,
 )
 from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names
@@ -393,32 +394,51 @@ def layers_changed_in(owner: ast.AST, layers_lines: Sequence[int]) -> frozenset[
 
 def read_only_layer_aliases(owner: ast.AST, statements: Sequence[ast.stmt]) -> set[int]:
     """The ids of the bindings among `statements` (and of their values: `cache.layers`,
-    `getattr(cache, "layers"[, d])`) of the list to a local that nothing binds otherwise and every use
-    of which only reads the list."""
-    aliases = {
-        statement.targets[0].id: statement
-        for statement in statements
-        if isinstance(statement, ast.Assign)
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-        and reads_the_layers(statement.value)
-    }
+    `getattr(cache, "layers"[, d])`) of the list to locals (`layers = cache.layers`, `layers, out =
+    m.layers, {}`) that nothing binds otherwise and every use of which only reads the list."""
+    aliases = {id(statement): pairs for statement in statements if (pairs := layer_alias_pairs(statement))}
     if not aliases:
         return set()
     nodes = list(ast.walk(owner))
     bindings = [name for node in nodes if isinstance(node, BINDING_NODES) for name in bound_names(node)]
     reading = reading_positions(nodes)
-    return {
-        id(bound)
-        for name, statement in aliases.items()
-        if bindings.count(name) == 1
-        and all(
+
+    def only_read(name: str) -> bool:
+        return bindings.count(name) == 1 and all(
             id(node) in reading
             for node in nodes
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
         )
-        for bound in (statement, statement.value)
+
+    return {
+        bound
+        for statement_id, pairs in aliases.items()
+        if all(only_read(name) for name, _ in pairs)
+        for bound in (statement_id, *(id(value) for _, value in pairs))
     }
+
+
+def layer_alias_pairs(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
+    """(name, value) for each local the statement binds to a layers list, in an assignment that hands
+    the list to nothing else ([] otherwise)."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return []
+    target, value = statement.targets[0], statement.value
+    pairs = [(target, value)]
+    if (
+        isinstance(target, ast.Tuple)
+        and isinstance(value, ast.Tuple)
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(element, ast.Starred) for element in [*target.elts, *value.elts])
+    ):
+        pairs = list(zip(target.elts, value.elts, strict=True))
+    found = []
+    for element_target, element_value in pairs:
+        if reads_the_layers(element_value) and isinstance(element_target, ast.Name):
+            found.append((element_target.id, element_value))
+        elif reads_the_layers(element_value) or layers_held_by(element_value):
+            return []
+    return found
 
 
 def reads_the_layers(value: ast.expr) -> bool:

@@ -355,10 +355,47 @@ def layers_receivers(node: ast.AST) -> list[ast.expr]:
             if isinstance(node.value, ast.Attribute) and is_layers(node.value) and not isinstance(node.ctx, ast.Load)
             else []
         )
-    if isinstance(node, (ast.Assign, ast.NamedExpr, ast.AnnAssign)):
-        return [node.value.value] if isinstance(node.value, ast.Attribute) and is_layers(node.value) else []
+    if isinstance(node, (ast.Assign, ast.NamedExpr, ast.AnnAssign)) and node.value is not None:
+        return layers_held_by(node.value)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and not is_layers(node.iter):
+        return layers_held_by(node.iter)  # `for ls in [cache.layers]`, not `for layer in cache.layers`
+    if isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
+        return layers_held_by(node.value)
     if isinstance(node, ast.Call):
         return called_on_layers(node)
+    return []
+
+
+def layers_held_by(value: ast.expr) -> list[ast.expr]:
+    """The receivers `X` of the `X.layers` lists a value may be or hold: the value itself, an arm or
+    operand of it (`X.layers or []`, `X.layers if t else []`), an element of a display
+    (`(X.layers,)`, `{"l": X.layers}`, `[*X.layers]` is a copy), or a method fetched from the list
+    (`X.layers.append`)."""
+    if isinstance(value, ast.Attribute):
+        if is_layers(value):
+            return [value.value]
+        fetched_from = value.value
+        return [fetched_from.value] if isinstance(fetched_from, ast.Attribute) and is_layers(fetched_from) else []
+    if isinstance(value, ast.BoolOp):
+        return [receiver for operand in value.values for receiver in layers_held_by(operand)]
+    if isinstance(value, ast.IfExp):
+        return [*layers_held_by(value.body), *layers_held_by(value.orelse)]
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+        return [
+            receiver
+            for element in value.elts
+            if not isinstance(element, ast.Starred)
+            for receiver in layers_held_by(element)
+        ]
+    if isinstance(value, ast.Dict):
+        return [
+            receiver
+            for element in [*value.keys, *value.values]
+            if element is not None
+            for receiver in layers_held_by(element)
+        ]
+    if isinstance(value, ast.NamedExpr):
+        return layers_held_by(value.value)
     return []
 
 
@@ -368,8 +405,10 @@ def called_on_layers(call: ast.Call) -> list[ast.expr]:
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and is_layers(func.value):
         found.append(func.value.value)
     handed = [unstarred(argument) for argument in [*call.args, *(keyword.value for keyword in call.keywords)]]
-    if dotted_name(func) not in READING_BUILTINS:
-        found += [argument.value for argument in handed if isinstance(argument, ast.Attribute) and is_layers(argument)]
+    reading = dotted_name(func) in READING_BUILTINS
+    for argument in handed:  # a reading builtin reads the list, not what a display or an operand holds
+        if not (reading and is_layers(argument)):
+            found += layers_held_by(argument)
     if dotted_name(func).rpartition(".")[2] in NAMED_ATTRIBUTE_CALLS and handed:
         name = call.args[1] if len(call.args) > 1 else None
         if not (isinstance(name, ast.Constant) and name.value != LAYERS):
