@@ -996,6 +996,10 @@ LOCAL_LIST = """
     from transformers.cache_utils import StaticLayer
 
 
+    def layers_of(cache):
+        return cache.layers
+
+
     def use(ids, flag, xs):
         cache = DynamicCache()
         {change}
@@ -1011,6 +1015,13 @@ HANDED_ON_IN_A_VALUE = {
     "a fetched method handed to a call": "any(map(cache.layers.append, [StaticLayer(8)]))",
     "an element of a tuple unpacked": "(ls,) = (cache.layers,)\n        ls.append(StaticLayer(8))",
     "bound with another value and appended to": "ls, seen = cache.layers, {}\n        ls.append(StaticLayer(8))",
+    "returned by a helper": "layers_of(cache).append(StaticLayer(8))",
+    "the body of a lambda": "get = lambda: cache.layers\n        get().append(StaticLayer(8))",
+    "a default of a nested function": "def add(ls=cache.layers):\n            ls.append(StaticLayer(8))\n        add()",
+    "added to a holder": "held = []\n        held += [cache.layers]\n        held[0].append(StaticLayer(8))",
+    "indexed out of a display": "[cache.layers][0].append(StaticLayer(8))",
+    "an element of a comprehension": "for ls in [c.layers for c in (cache,)]:\n            ls.append(StaticLayer(8))",
+    "`sum`'s start value": "sum([], cache.layers).append(StaticLayer(8))",
     "an element of a list looped over": "for ls in [cache.layers]:\n            ls.append(StaticLayer(8))",
     "a value of a dict": "d = {'l': cache.layers}\n        d['l'].append(StaticLayer(8))",
     "an element of a display handed to `iter`": "next(iter([cache.layers])).append(StaticLayer(8))",

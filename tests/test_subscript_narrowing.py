@@ -89,6 +89,7 @@ BLOCKS = {
     "an entry before it deleted (the entries shift)": ("1", "del cache.blocks[0]"),
     "the same entry stored through `True`": ("1", "cache.blocks[True] = other"),
     "the same entry stored through `False`": ("0", "cache.blocks[False] = other"),
+    "the entry added to": ("1", "cache.blocks[1] += other"),
 }
 
 

@@ -44,6 +44,7 @@ LAYERED_CACHE = """
 """
 
 RUNNER = """
+    import torch
     from transformers import DynamicCache, StaticCache
 
 
@@ -190,6 +191,21 @@ MUST_REPORT = {
                 n = self.cache.get_seq_length()
                 return ids[:, n:]
     """,
+    "a method of the object compiled and bound to an attribute": RUNNER.format(
+        step="self.cache = StaticCache(config=self.model.config, max_cache_len=64)",
+        run="self.cache = DynamicCache()\n            self.compiled(ids)",
+        length="self.cache.get_seq_length()",
+    ).replace("self.model = model", "self.model = model\n            self.compiled = torch.compile(self.step)"),
+    "an object built with the holder bound to an attribute": RUNNER.format(
+        step="self.cache = StaticCache(config=self.model.config, max_cache_len=64)",
+        run="self.cache = DynamicCache()\n            self.stepper(ids)",
+        length="self.cache.get_seq_length()",
+    ).replace("self.model = model", "self.model = model\n            self.stepper = Stepper(self)"),
+    "a base's method run through `super()`": RUNNER.format(
+        step="self.cache = StaticCache(config=self.model.config, max_cache_len=64)",
+        run="self.cache = DynamicCache()\n            super().reset()",
+        length="self.cache.get_seq_length()",
+    ),
     "a module's own method named like a tensor's, which may return None": """
         class Holder:
             def view(self, x):

@@ -359,8 +359,17 @@ def layers_receivers(node: ast.AST) -> list[ast.expr]:
         return layers_held_by(node.value)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and not is_layers(node.iter):
         return layers_held_by(node.iter)  # `for ls in [cache.layers]`, not `for layer in cache.layers`
-    if isinstance(node, (ast.Yield, ast.YieldFrom)) and node.value is not None:
-        return layers_held_by(node.value)
+    if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return, ast.AugAssign)) and node.value is not None:
+        return layers_held_by(node.value)  # `return cache.layers`: the caller may change it
+    if isinstance(node, ast.Lambda):
+        return layers_held_by(node.body)
+    if isinstance(node, ast.arguments):  # `def add(ls=cache.layers)`
+        return [
+            receiver
+            for default in [*node.defaults, *node.kw_defaults]
+            if default
+            for receiver in layers_held_by(default)
+        ]
     if isinstance(node, ast.Call):
         return called_on_layers(node)
     return []
@@ -396,14 +405,20 @@ def layers_held_by(value: ast.expr) -> list[ast.expr]:
         ]
     if isinstance(value, ast.NamedExpr):
         return layers_held_by(value.value)
+    if isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Tuple, ast.List, ast.Dict)):
+        return layers_held_by(value.value)  # `[cache.layers][0]`
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return layers_held_by(value.elt)
+    if isinstance(value, ast.DictComp):
+        return [*layers_held_by(value.key), *layers_held_by(value.value)]
     return []
 
 
 def called_on_layers(call: ast.Call) -> list[ast.expr]:
     found: list[ast.expr] = []
     func = call.func
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and is_layers(func.value):
-        found.append(func.value.value)
+    if isinstance(func, ast.Attribute):  # a method of what may be the list: `(c.layers or []).append(x)`
+        found += layers_held_by(func.value)
     handed = [unstarred(argument) for argument in [*call.args, *(keyword.value for keyword in call.keywords)]]
     reading = dotted_name(func) in READING_BUILTINS
     for argument in handed:  # a reading builtin reads the list, not what a display or an operand holds
@@ -418,7 +433,7 @@ def called_on_layers(call: ast.Call) -> list[ast.expr]:
 
 NAMED_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr", "__setattr__", "vars"})
 READING_BUILTINS = frozenset(
-    {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "sum", "any", "all",
+    {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "any", "all",
      "isinstance", "hasattr", "print", "repr", "str", "id", "type", "bool"}
 )  # fmt: skip
 """Builtins that read what is handed to them, and never store into it, change it or give it back (a

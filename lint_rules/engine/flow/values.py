@@ -310,10 +310,10 @@ class ValueWalker:
             state.forget_entries()  # `model(**model_kwargs)` may hand on any container an entry is of
 
     def run_on_object(self, func: ast.Attribute, state: State) -> None:
-        """`self.step(ids)` may rebind the attributes of `self` (`state.forget_parts_of`); calling an
-        object an attribute holds (`self.model(...)`, `model` stored and no method of the class)
-        runs that object's code, which may rebind only its own."""
-        root = key_of(func.value)
+        """`self.step(ids)` (or `super().step(ids)`) may rebind the attributes of `self`
+        (`state.forget_parts_of`); calling an object an attribute holds (`self.model(...)`,
+        `holds_an_object`) runs that object's code, which may rebind only its own."""
+        root = "self" if ex.is_super_call(func.value) else key_of(func.value)
         if not root or not state.knows_parts_of(root):
             return
         if self.holds_an_object(func):
@@ -321,19 +321,22 @@ class ValueWalker:
         state.forget_parts_of(root)
 
     def holds_an_object(self, func: ast.Attribute) -> bool:
-        """`self.model(...)` in a method of a class whose lineage in the module binds `self.model` only
-        to what a call built or a name held (`self.model = LlamaModel(config)`, `self.model = model`;
-        not `self.step = self._step`, a method of the object itself) and defines no method `model`."""
+        """`self.model(...)` in a method of a class whose family in the module defines no method `model`
+        and where every store of a `model` attribute in the module (the class body's, another
+        object's) is an object a class builds without being handed `self` (`LlamaModel(config)`) or a
+        name other than `self` (`self.model = model`): not `self.step = self._step`, nor
+        `torch.compile(self._step)` or `Stepper(self)`, which may run the object's own methods."""
         cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
         if cls is None or ex.dotted_name(func.value) != "self":
             return False
-        lineage = self.module.classes.lineage(cls)
-        if any(defines_in_body(member, func.attr) for member in lineage):
+        classes = self.module.classes
+        family = [*classes.lineage(cls), *classes.subclasses(cls)]
+        if any(
+            defines_in_body(member, func.attr) or func.attr in classes.bindings(member).class_level for member in family
+        ):
             return False
-        stored = [
-            value for member in lineage for value in self.module.classes.bindings(member).values.get(func.attr, [])
-        ]
-        return bool(stored) and all(isinstance(value, (ast.Call, ast.Name)) for value in stored)
+        stored = classes.attribute_stores.values.get(func.attr, [])
+        return bool(stored) and all(builds_an_object_apart(store.value, store.function) for store in stored)
 
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
         """A call of a function of the module, or of another module of the package: its summary says
@@ -646,3 +649,18 @@ def bound_arguments(call: ast.Call, parameters: tuple[str, ...]) -> list[tuple[a
             break
         pairs.append((argument, parameter))
     return pairs + [(keyword.value, keyword.arg) for keyword in call.keywords if keyword.arg in parameters]
+
+
+def builds_an_object_apart(value: ast.expr | None, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
+    """A class's constructor not handed `self` (`LlamaModel(config)`), or a parameter of the storing
+    method other than its first (`self.model = model`; not a local: `fn = self._step`)."""
+    if isinstance(value, ast.Name):
+        parameters = [argument.arg for argument in ex.arguments_of(function)] if function is not None else []
+        return value.id in parameters[1:]
+    if not isinstance(value, ast.Call) or not ex.called_name(value).rpartition(".")[2][:1].isupper():
+        return False
+    return not any(
+        isinstance(node, ast.Name) and node.id == "self"
+        for argument in [*value.args, *(keyword.value for keyword in value.keywords)]
+        for node in ast.walk(argument)
+    )

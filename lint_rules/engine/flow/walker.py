@@ -214,6 +214,8 @@ class FunctionWalker(ValueWalker):
         state.paths.not_none.update(never_none)
 
     def walk_augmented_assign(self, node: ast.AugAssign, state: State) -> None:
+        if isinstance(node.target, ast.Subscript):  # `cache.blocks[1] += x` stores the entry back
+            state.stored_at(key_of(node.target.value), subject_key(node.target))
         key = key_of(node.target)
         before = state.taint.get(key, CLEAN)
         added = self.value(node.value, state)
