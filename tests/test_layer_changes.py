@@ -1034,6 +1034,7 @@ ONLY_READ = {
     "an entry read": "first = cache.layers[0] if cache.layers else None",
     "copied": "copy = list(cache.layers)\n        copy.append(StaticLayer(8))",
     "bound with another value and only read": "ls, seen = cache.layers, {}\n        print(len(ls), ls[0])",
+    "copied or counted by its own methods": "print(cache.layers.copy(), cache.layers.count(None), cache.layers.index(None))",
 }
 
 

@@ -417,8 +417,8 @@ def layers_held_by(value: ast.expr) -> list[ast.expr]:
 def called_on_layers(call: ast.Call) -> list[ast.expr]:
     found: list[ast.expr] = []
     func = call.func
-    if isinstance(func, ast.Attribute):  # a method of what may be the list: `(c.layers or []).append(x)`
-        found += layers_held_by(func.value)
+    if isinstance(func, ast.Attribute) and func.attr not in LIST_READING_METHODS:
+        found += layers_held_by(func.value)  # a method of what may be the list: `(c.layers or []).append(x)`
     handed = [unstarred(argument) for argument in [*call.args, *(keyword.value for keyword in call.keywords)]]
     reading = dotted_name(func) in READING_BUILTINS
     for argument in handed:  # a reading builtin reads the list, not what a display or an operand holds
@@ -432,6 +432,8 @@ def called_on_layers(call: ast.Call) -> list[ast.expr]:
 
 
 NAMED_ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "delattr", "__setattr__", "vars"})
+LIST_READING_METHODS = frozenset({"copy", "count", "index", "__len__", "__contains__"})
+"""The list's methods that read it and give back no part of it that could change it (a copy, a count)."""
 READING_BUILTINS = frozenset(
     {"len", "enumerate", "zip", "iter", "reversed", "list", "tuple", "sorted", "any", "all",
      "isinstance", "hasattr", "print", "repr", "str", "id", "type", "bool"}
