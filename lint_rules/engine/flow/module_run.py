@@ -67,6 +67,24 @@ class ModuleRun:
             self._returned_kinds[key] = "" if kind and self.facts.classes.layer_changes.changed_in(function) else kind
         return self._returned_kinds[key]
 
+    def factory_kind(self, node: ast.expr) -> str:
+        """INT_LENGTH or TENSOR_LENGTH for a call of a module-level function of the module that gives
+        back a new cache of that kind (`def new_cache(): return DynamicCache()`, `facts.factories`),
+        its name bound only by that `def` and not rebound where it is called."""
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            return ""
+        name = node.func.id
+        if name not in self.facts.definitions.defined_names:
+            return ""
+        defined = self.facts.definitions.functions_named(name)
+        function = defined[0].node if len(defined) == 1 and defined[0].parent is None else None
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or defined[0].enclosing_class:
+            return ""  # a method may be overridden in a subclass; a nested function is another scope's
+        kind = self.returned_cache_kind(function)
+        if not kind or not self.bound_only_by_its_def(name) or self.facts.classes.bound_in_a_scope(name, node):
+            return ""
+        return kind
+
     def bound_only_by_its_def(self, name: str) -> bool:
         if name not in self._bound_by_def:
             self._bound_by_def[name] = bound_only_by_its_def(self.facts.tree, self.facts.source.text, name)

@@ -9,13 +9,12 @@ from collections.abc import Iterator, Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_receivers import receiver_length_kind as typed_receiver_kind
-from lint_rules.engine.facts.attribute_stores import defines_in_body
 from lint_rules.engine.facts.caches import INT_LENGTH, TENSOR_LENGTH
 from lint_rules.engine.facts.compiled import is_torchscript
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.transformers_api import int_parameters_of
-from lint_rules.engine.flow import operands
+from lint_rules.engine.flow import call_effects, operands
 from lint_rules.engine.flow.imported_calls import (
     ImportedFunction,
     bound_in_more_than_one_way,
@@ -272,9 +271,9 @@ class ValueWalker:
             self.end_path_at(node.func, state)
             if method in ex.STORING_METHODS:
                 state.let_go(node.func.value)
-            self.run_on_object(node.func, state)
+            call_effects.run_on_object(node.func, state, self.module, self.scope)
         if name not in ex.READING_BUILTINS:
-            self.hand_on_arguments(node, state)
+            call_effects.hand_on_arguments(node, state)
         if name in ex.COERCING_BUILTINS or name in ex.COERCING_FUNCTIONS:
             self.arguments(node, state)
             return CLEAN
@@ -291,52 +290,6 @@ class ValueWalker:
         if method in ex.TENSOR_PRESERVING_METHODS:
             return receiver
         return self.call_into_module(node, state, argument_taints)
-
-    @staticmethod
-    def hand_on_arguments(node: ast.Call, state: State) -> None:
-        """A model's outputs passed to a call may be stored into there (`fill(out)`, `setattr(out, ...)`);
-        so may anything into the attributes of an object passed (`reset(self)`)."""
-        if not state.kinds:
-            return
-        for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
-            handed = argument.value if isinstance(argument, ast.Starred) else argument
-            state.let_go(handed)
-            key = key_of(handed)
-            if key and state.knows_parts_of(key):
-                state.forget_parts_of(key)
-        if any(isinstance(argument, ast.Starred) for argument in node.args) or any(
-            keyword.arg is None for keyword in node.keywords
-        ):
-            state.forget_entries()  # `model(**model_kwargs)` may hand on any container an entry is of
-
-    def run_on_object(self, func: ast.Attribute, state: State) -> None:
-        """`self.step(ids)` (or `super().step(ids)`) may rebind the attributes of `self`
-        (`state.forget_parts_of`); calling an object an attribute holds (`self.model(...)`,
-        `holds_an_object`) runs that object's code, which may rebind only its own."""
-        root = "self" if ex.is_super_call(func.value) else key_of(func.value)
-        if not root or not state.knows_parts_of(root):
-            return
-        if self.holds_an_object(func):
-            root = key_of(func)
-        state.forget_parts_of(root)
-
-    def holds_an_object(self, func: ast.Attribute) -> bool:
-        """`self.model(...)` in a method of a class whose family in the module defines no method `model`
-        and where every store of a `model` attribute in the module (the class body's, another
-        object's) is an object a class builds without being handed `self` (`LlamaModel(config)`) or a
-        name other than `self` (`self.model = model`): not `self.step = self._step`, nor
-        `torch.compile(self._step)` or `Stepper(self)`, which may run the object's own methods."""
-        cls = self.scope.definition.enclosing_class if self.scope.definition is not None else None
-        if cls is None or ex.dotted_name(func.value) != "self":
-            return False
-        classes = self.module.classes
-        family = [*classes.lineage(cls), *classes.subclasses(cls)]
-        if any(
-            defines_in_body(member, func.attr) or func.attr in classes.bindings(member).class_level for member in family
-        ):
-            return False
-        stored = classes.attribute_stores.values.get(func.attr, [])
-        return bool(stored) and all(builds_an_object_apart(store.value, store.function) for store in stored)
 
     def call_into_module(self, node: ast.Call, state: State, argument_taints: dict[int, Taint]) -> Taint:
         """A call of a function of the module, or of another module of the package: its summary says
@@ -567,7 +520,7 @@ class ValueWalker:
             return ""  # `cache.layers.append(StaticLayer(8))` here: what it counts is its layers'
         if held in (INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE):
             return INT_LENGTH if held == INT_LENGTH_CACHE else TENSOR_LENGTH
-        built_or_held = operands.cache_length_kind(receiver, state, self.module) or self.factory_kind(receiver)
+        built_or_held = operands.cache_length_kind(receiver, state, self.module) or self.run.factory_kind(receiver)
         if built_or_held == INT_LENGTH and self.changes_layers and not isinstance(receiver, ast.Call):
             return ""  # the cache a model's outputs hold (`out.past_key_values`) is one of those too
         if built_or_held:
@@ -590,26 +543,8 @@ class ValueWalker:
         kind = operands.kind_of(node, state, self.scope, self.module)
         if kind or not isinstance(node, ast.Call):
             return kind
-        built = self.factory_kind(node)
+        built = self.run.factory_kind(node)
         return INT_LENGTH_CACHE if built == INT_LENGTH else TENSOR_LENGTH_CACHE if built == TENSOR_LENGTH else ""
-
-    def factory_kind(self, node: ast.expr) -> str:
-        """INT_LENGTH or TENSOR_LENGTH for a call of a module-level function of the module that gives
-        back a new cache of that kind (`def new_cache(): return DynamicCache()`, `facts.factories`),
-        its name bound only by that `def` and not rebound where it is called."""
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            return ""
-        name = node.func.id
-        if name not in self.module.definitions.defined_names:
-            return ""
-        defined = self.module.definitions.functions_named(name)
-        function = defined[0].node if len(defined) == 1 and defined[0].parent is None else None
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or defined[0].enclosing_class:
-            return ""  # a method may be overridden in a subclass; a nested function is another scope's
-        kind = self.run.returned_cache_kind(function)
-        if not kind or not self.run.bound_only_by_its_def(name) or self.module.classes.bound_in_a_scope(name, node):
-            return ""
-        return kind
 
     def is_source_getter(self, node: ast.expr, state: State) -> bool:
         """`obj.get_seq_length` or `getattr(obj, "get_seq_length")`, not called, on a receiver whose
@@ -649,18 +584,3 @@ def bound_arguments(call: ast.Call, parameters: tuple[str, ...]) -> list[tuple[a
             break
         pairs.append((argument, parameter))
     return pairs + [(keyword.value, keyword.arg) for keyword in call.keywords if keyword.arg in parameters]
-
-
-def builds_an_object_apart(value: ast.expr | None, function: ast.FunctionDef | ast.AsyncFunctionDef | None) -> bool:
-    """A class's constructor not handed `self` (`LlamaModel(config)`), or a parameter of the storing
-    method other than its first (`self.model = model`; not a local: `fn = self._step`)."""
-    if isinstance(value, ast.Name):
-        parameters = [argument.arg for argument in ex.arguments_of(function)] if function is not None else []
-        return value.id in parameters[1:]
-    if not isinstance(value, ast.Call) or not ex.called_name(value).rpartition(".")[2][:1].isupper():
-        return False
-    return not any(
-        isinstance(node, ast.Name) and node.id == "self"
-        for argument in [*value.args, *(keyword.value for keyword in value.keywords)]
-        for node in ast.walk(argument)
-    )
