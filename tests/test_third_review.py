@@ -14,6 +14,7 @@ from lint_rules.checking import check_path
 from lint_rules.engine import analyze_source
 from lint_rules.settings import Settings
 from tests import package_files
+from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
 
 LAYERED_CACHE = """
     from transformers.cache_utils import StaticLayer
@@ -376,3 +377,32 @@ def test_hasattr_must_report(tmp_path: Path, case: str) -> None:
 def test_hasattr_on_an_attribute_only_the_int_length_class_has_stays_silent(tmp_path: Path) -> None:
     """The twin: the class's own attribute, which no other class and no transformers cache has."""
     assert owners_findings(tmp_path, "", WRAPPED.format(binding="self.ready = True"), "marked") == []
+
+
+# ----- `isinstance` after a call that may rebind the tested name ------------------------------------
+
+ASKED_THEN_TESTED = """
+    from transformers import DynamicCache
+
+
+    def run(cache, ids, other):
+        n = cache.get_seq_length()
+        def swap():
+            {declaration}
+            cache = other
+        swap()
+        if isinstance(cache, DynamicCache):
+            return ids[:, n:]
+        return ids
+"""
+"""Where a `DynamicCache` counts an int (before 5.25), the test proves what `n` was asked of only
+while `cache` still holds that object."""
+
+
+@pytest.mark.parametrize(("declaration", "expected"), [("nonlocal cache", ["SLG002"]), ("pass", [])])
+def test_a_length_asked_before_a_call_that_may_rebind_the_name_stays_reported(
+    declaration: str, expected: list[str]
+) -> None:
+    text = textwrap.dedent(ASKED_THEN_TESTED.format(declaration=declaration))
+    findings = analyze_source(text, "example.py", ("get_seq_length",), releases=DYNAMIC_CACHE_COUNTS_INT)
+    assert [finding.code for finding in findings] == expected

@@ -245,7 +245,8 @@ def narrow(test: ast.expr, state: State, truth: bool, module: ModuleFacts, scope
     if kind == INT_LENGTH_CACHE:
         if truth:  # the lengths asked earlier of the object `key` still holds came from an int-length cache
             state.kinds[key] = INT_LENGTH_CACHE
-            state.forget_lengths_asked_of(key)
+            if state.paths.asked.get(key) and not may_be_rebound_by_a_call(key, scope):
+                state.forget_lengths_asked_of(key)
     elif kind == TENSOR_LENGTH_CACHE:
         if truth:
             state.kinds[key] = TENSOR_LENGTH_CACHE
@@ -310,3 +311,14 @@ def narrow_by_name(key: str, state: State, truth: bool, module: ModuleFacts, sco
         state.paths.not_none.add(key)
     flag = state.paths.flags.get(key)
     return narrow(flag[0], state, truth, module, scope) if flag is not None else state
+
+
+def may_be_rebound_by_a_call(key: str, scope: Scope) -> bool:
+    """A name the function declares `global`, or a function nested in it `nonlocal`: a call between
+    the length asked and the test may have bound it to another object."""
+    root = key.partition(".")[0].partition("[")[0]
+    return any(
+        isinstance(node, (ast.Global, ast.Nonlocal)) and root in node.names
+        for statement in scope.body
+        for node in ast.walk(statement)
+    )
