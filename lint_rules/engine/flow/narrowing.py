@@ -13,7 +13,8 @@ runs (`if False:`, `if TYPE_CHECKING:`, a module constant) leaves one branch dea
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, Sequence
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.attribute_owners import only_int_length_classes_have
@@ -314,11 +315,23 @@ def narrow_by_name(key: str, state: State, truth: bool, module: ModuleFacts, sco
 
 
 def may_be_rebound_by_a_call(key: str, scope: Scope) -> bool:
-    """A name the function declares `global`, or a function nested in it `nonlocal`: a call between
-    the length asked and the test may have bound it to another object."""
-    root = key.partition(".")[0].partition("[")[0]
-    return any(
-        isinstance(node, (ast.Global, ast.Nonlocal)) and root in node.names
-        for statement in scope.body
+    """The name holding the object is one a call may rebind (`shared_names`): a call between the
+    length asked and the test may have bound it to another object."""
+    return key.partition(".")[0].partition("[")[0] in shared_names(scope.body)
+
+
+SHARED_DECLARATION = re.compile(r"\b(?:global|nonlocal)\b")
+
+
+def shared_names(body: Sequence[ast.stmt], text: str | None = None) -> frozenset[str]:
+    """The names a function declares `global`, or a function nested in it `nonlocal` (or `global`):
+    a call may rebind them. `text`: the function's, looked at first where it is given."""
+    if text is not None and not SHARED_DECLARATION.search(text):
+        return frozenset()
+    return frozenset(
+        name
+        for statement in body
         for node in ast.walk(statement)
+        if isinstance(node, (ast.Global, ast.Nonlocal))
+        for name in node.names
     )

@@ -112,7 +112,6 @@ IS_NAME_AFTER = re.compile(r"\s+is\s+(?:not\s+)?(\w+)")
 """` is x` or ` is not x` right after a `None`."""
 NONE_CONTEXT = 120
 """How many characters around a `None` a comparison with it is looked for in."""
-SHARED_DECLARATION = re.compile(r"\b(?:global|nonlocal)\b")
 
 
 def text_of(node: ast.AST, source: SourceText) -> str:
@@ -160,20 +159,6 @@ def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str
     if none is None or not none[0].isidentifier() or none[0] in shared or none[0] not in not_none:
         return None
     return not none[1]
-
-
-def shared_names(body: Sequence[ast.stmt], text: str) -> frozenset[str]:
-    """The names a function declares `global`, or a function nested in it `nonlocal` (or `global`):
-    a call may rebind them. `text`: the function's, looked at first."""
-    if not SHARED_DECLARATION.search(text):
-        return frozenset()
-    return frozenset(
-        name
-        for statement in body
-        for node in ast.walk(statement)
-        if isinstance(node, (ast.Global, ast.Nonlocal))
-        for name in node.names
-    )
 
 
 def stored_names(statements: Sequence[ast.stmt]) -> frozenset[str]:

@@ -23,8 +23,8 @@ from lint_rules.engine.flow.imported_calls import (
 )
 from lint_rules.engine.flow.imported_methods import imported_methods
 from lint_rules.engine.flow.module_run import ModuleRun
-from lint_rules.engine.flow.narrowing import classes_checked, may_narrow, narrow, subject_key
-from lint_rules.engine.flow.never_none import none_truth, shared_names, text_of
+from lint_rules.engine.flow.narrowing import classes_checked, may_narrow, narrow, shared_names, subject_key
+from lint_rules.engine.flow.never_none import none_truth, text_of
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.summary import SummaryTable
 from lint_rules.engine.flow.taint import (
