@@ -109,7 +109,7 @@ def add_suppressions(path: str, findings: Sequence[Finding], style: str) -> str:
     if not same:
         return "adding the comments would change the code; file left untouched"
     try:
-        atomic_write(path, source.encode(new_text))
+        atomic_write(path, source.encode(new_text), source.raw)
     except OSError as error:
         return f"cannot write: {error.strerror or error}; file left untouched"
     return ""

@@ -16,6 +16,7 @@ from fixers.fixing import applicable_plans, carry_out
 from fixers.guards import FixError
 from fixers.patch import unified_diff
 from lint_rules.checking import check_text, internal_error, parse_and_check
+from lint_rules.engine import read_bytes
 from lint_rules.files import ReadError, SourceFile, iter_python_files, read_source
 from lint_rules.findings import Finding, FixPlan
 from lint_rules.lines import split_lines
@@ -93,7 +94,7 @@ def fix_source(source: SourceFile, settings: Settings, mode: Mode) -> FileOutcom
     diff = unified_diff(source.path, source.raw, new_raw) if mode is Mode.DIFF else b""
     if mode is Mode.WRITE:
         try:
-            atomic_write(source.path, new_raw)
+            atomic_write(source.path, new_raw, source.raw)
         except OSError as error:
             return dataclasses.replace(outcome, error=f"cannot write: {error.strerror or error}; file left untouched")
     return dataclasses.replace(outcome, applied=frozenset(plans), diff=diff)
@@ -116,12 +117,17 @@ def origin_lines(source: SourceFile, findings: Sequence[Finding]) -> tuple[tuple
     return tuple((line, lines[line - 1]) for line in wanted if 0 < line <= len(lines))
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Replace the file's content in one rename, keeping its permission bits; refuses read-only files."""
+def atomic_write(path: str, data: bytes, expected: bytes) -> None:
+    """Replace the file's content in one rename, keeping its permission bits, if it still holds
+    `expected` (what was read and fixed: an edit saved meanwhile is not overwritten). Refuses read-only
+    files and files with other hard links (a rename would leave those names holding the old text)."""
     target = os.path.realpath(path)
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    info = os.stat(target)
+    mode = stat.S_IMODE(info.st_mode)
     if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):
         raise PermissionError(1, "read-only file")
+    if info.st_nlink > 1:
+        raise OSError(0, "the file has other hard links, which a rewrite would leave with the old text")
     folder, name = os.path.split(target)
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".seqlen-guard.tmp", dir=folder)
     try:
@@ -130,6 +136,8 @@ def atomic_write(path: str, data: bytes) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
+        if read_bytes(target) != expected:
+            raise OSError(0, "the file changed on disk while it was being fixed")
         os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):

@@ -254,7 +254,8 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
         source_method=origin.method,
         compiled_region=region,
         fix=plan_for_use(
-            UseSite(use.node, use.rule.code, use.scope.body_owner, source, bool(region)), origin_fix_plan(origin, run)
+            UseSite(use.node, use.rule.code, use.scope.body_owner, source, run.facts.tree, bool(region)),
+            origin_fix_plan(origin, run),
         ),
         function=use.scope.name,
     )

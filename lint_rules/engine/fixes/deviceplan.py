@@ -20,6 +20,7 @@ from typing import NamedTuple
 from lint_rules.engine.facts.definitions import spans_line
 from lint_rules.engine.facts.expressions import called_name, dotted_name, method_name
 from lint_rules.engine.facts.source_text import SourceText
+from lint_rules.engine.fixes.torch_name import torch_name_refusal
 from lint_rules.findings import DeviceRewrite, FixKind, FixPlan, FixSafety
 from lint_rules.rules import SLG002, SLG003, SLG004
 
@@ -53,6 +54,7 @@ class UseSite(NamedTuple):
     code: str
     owner: ast.AST
     source: SourceText
+    tree: ast.Module
     compiled: bool = False
     """The use is in a compiled region."""
 
@@ -72,6 +74,8 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
     rewrite = device_rewrite(call, statement, parents, site.source)
     if not isinstance(rewrite, str) and span_is_the_length(call, rewrite, origin_plan):
         rewrite = "the span is this length itself: it would stay a size"
+    if not isinstance(rewrite, str):
+        rewrite = torch_name_refusal(site.tree, site.owner, dotted_name(call.func).partition(".")[0]) or rewrite
     if isinstance(rewrite, str):
         return declined(site, origin_plan, rewrite)
     span = site.source.span

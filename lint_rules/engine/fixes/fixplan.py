@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, first_line_of
 from lint_rules.engine.facts.expressions import COMPREHENSIONS, callee_label, dotted_name, getter_name, unpacked_pairs
 from lint_rules.engine.facts.source_text import SourceText
+from lint_rules.engine.fixes.torch_name import bound_names, torch_name_refusal
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.taint import Origin
 from lint_rules.findings import FixKind, FixPlan, FixSafety
@@ -45,6 +46,9 @@ def origin_fix_plan(origin: Origin, run: ModuleRun) -> FixPlan:
             origin.used_in_own_statement,
             lambda call: other_source_plan(origin, call, run),
         )
+        refusal = torch_name_refusal(run.facts.tree, origin.scope.body_owner)
+        if refusal and run.fix_plans[key].kind is not FixKind.NONE:
+            run.fix_plans[key] = run.fix_plans[key]._replace(kind=FixKind.NONE, safety=FixSafety.NONE, reason=refusal)
     return run.fix_plans[key]
 
 
@@ -253,9 +257,18 @@ def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -
         return "the call is in a decorator, a default argument or a class header"
     if isinstance(statement, (ast.For, ast.AsyncFor)) and child is not statement.iter:
         return "the call is in a loop target"
+    if is_assignment_target(child, statement):
+        return "the call is in an assignment target, which runs after the value (and any target before it)"
     if not source.starts_its_line(statement):
         return "the statement shares its line with another statement"
     return ""
+
+
+def is_assignment_target(child: ast.AST, statement: ast.stmt) -> bool:
+    """`child` is a target of `=` (or an annotated `:... =`): Python evaluates the value first."""
+    if isinstance(statement, ast.Assign):
+        return any(child is target for target in statement.targets)
+    return isinstance(statement, ast.AnnAssign) and child is statement.target and statement.value is not None
 
 
 def first_earlier_effect(
@@ -318,12 +331,12 @@ def fresh_name(call: ast.Call, owner: ast.AST) -> str:
     for node in ast.walk(owner):
         if isinstance(node, ast.Name):
             taken.add(node.id)
-        elif isinstance(node, ast.arg):
-            taken.add(node.arg)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            taken.update(node.names)
+        elif isinstance(node, ast.Import):  # `import torch` too, which `bound_names` leaves out
+            taken.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
         elif isinstance(node, ast.Call) and callee_label(node) == method:
             calls.append((node.lineno, node.col_offset))
+        else:
+            taken.update(bound_names(node))  # parameters, `def`/`class` names, imports, captures
     calls.sort()
     skip = calls.index((call.lineno, call.col_offset))
     for suffix in ["", *(f"_{number}" for number in range(2, 10_000))]:

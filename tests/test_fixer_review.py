@@ -1,0 +1,284 @@
+"""The adversarial review of the fixer (2026-12-05): each defect it found, reduced, with the twin
+that must still be fixed.
+
+- D1: a guard or device rewrite that would use a name for torch that holds something else there;
+- D2: a call hoisted out of an assignment target, ahead of the value Python evaluates first;
+- D3: a hoisted name that would replace a module's `def`, class or import;
+- D8, D9: a file edited while it was being fixed, or one with other hard links.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import fixers.fix_files as fix_files
+from fixers.fix_files import Mode, fix_item, fix_text
+from lint_rules.checking import check_text
+from lint_rules.findings import FixKind, FixSafety
+from lint_rules.settings import Settings
+
+TORCH_NAME_NOT_TORCH = {
+    "a local assignment": """
+        import torch
+
+        def host(cache, ids):
+            torch = None
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a parameter": """
+        import torch
+
+        def host(cache, ids, torch=None):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a loop target": """
+        import torch
+
+        def host(cache, ids, xs):
+            for torch in xs:
+                pass
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a local import of another module": """
+        import torch
+
+        def host(cache, ids):
+            import numpy as torch
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "the enclosing function's local": """
+        import torch
+
+        def outer(cache, ids, torch):
+            def host():
+                n = cache.get_seq_length()
+                return ids[:, n:]
+            return host()
+    """,
+    "a module-level rebinding after the import": """
+        import torch
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+        torch = 5
+    """,
+    "`del` at module level": """
+        import torch
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+        del torch
+    """,
+    "`import torch.nn as torch` (the fixer would import torch above it)": """
+        import torch.nn as torch
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "the alias rebound": """
+        import torch as th
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+        th = None
+    """,
+    "a function declares it global": """
+        import torch
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+        def unload():
+            global torch
+            torch = None
+    """,
+    "a hoist in a function with a local `torch`": """
+        import torch
+
+        def host(cache, ids):
+            torch = None
+            return ids[:, cache.get_seq_length():]
+    """,
+}
+
+
+@pytest.mark.parametrize("case", TORCH_NAME_NOT_TORCH)
+def test_no_fix_where_the_torch_name_may_hold_something_else(case: str) -> None:
+    """D1: the guard `isinstance(n, torch.Tensor)` would raise for every call, ints included."""
+    source = textwrap.dedent(TORCH_NAME_NOT_TORCH[case])
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings, "the use must still be reported"
+    assert all(finding.fix.kind is FixKind.NONE and "torch" in finding.fix.reason for finding in findings)
+    assert fix_text("x.py", source, Settings()) == source
+
+
+TORCH_NAME_TWINS = {
+    "`torch` bound only in another function": """
+        import torch
+
+        def other(torch):
+            return torch
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a local `import torch`": """
+        import torch
+
+        def host(cache, ids):
+            import torch
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "`import torch.nn` (binds torch itself)": """
+        import torch.nn
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "no torch import (the fixer adds one)": """
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+}
+
+
+@pytest.mark.parametrize("case", TORCH_NAME_TWINS)
+def test_the_guard_is_still_written_where_the_torch_name_holds_torch(case: str) -> None:
+    source = textwrap.dedent(TORCH_NAME_TWINS[case])
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.fix.safety is FixSafety.SAFE for finding in findings)
+    assert "int(n.item())" in fix_text("x.py", source, Settings())
+
+
+def test_no_device_rewrite_through_a_local_named_torch() -> None:
+    """D1, the device form: `torch.arange` here is a local object's, not torch's."""
+    source = textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, cache, x, torch=None):
+                past = cache.get_seq_length()
+                return torch.arange(past, past + x.shape[1], device=x.device)
+        """
+    )
+    findings = check_text("x.py", source, Settings(unsafe_fixes=True)).findings
+    assert findings and all(finding.fix.kind is not FixKind.DEVICE_REWRITE for finding in findings)
+
+
+def test_device_rewrite_twin_with_torch_itself() -> None:
+    source = textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, cache, x):
+                past = cache.get_seq_length()
+                return torch.arange(past, past + x.shape[1], device=x.device)
+        """
+    )
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.fix.kind is FixKind.DEVICE_REWRITE for finding in findings)
+
+
+def test_no_hoist_out_of_an_assignment_target() -> None:
+    """D2: Python runs `step()` before the target's slice; a hoist would run the call first."""
+    source = textwrap.dedent(
+        """
+        import torch
+
+        def host(cache, ids, step):
+            ids[:cache.get_seq_length()] = step()
+            return ids
+        """
+    )
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.fix.kind is FixKind.NONE for finding in findings)
+    assert "assignment target" in findings[0].fix.reason
+    assert fix_text("x.py", source, Settings()) == source
+
+
+def test_hoist_out_of_the_value_twin() -> None:
+    source = textwrap.dedent(
+        """
+        import torch
+
+        def host(cache, ids):
+            tail = ids[:cache.get_seq_length()]
+            return tail
+        """
+    )
+    fixed = fix_text("x.py", source, Settings())
+    assert "seq_length = cache.get_seq_length()" in fixed
+
+
+@pytest.mark.parametrize(
+    "taken",
+    ["def seq_length(ids):\n    return ids", "class seq_length:\n    pass", "from os import path as seq_length"],
+)
+def test_a_hoisted_name_never_replaces_a_module_name(taken: str) -> None:
+    """D3: at module level, `seq_length = ...` would replace the module's own `seq_length`."""
+    source = f"import torch\n\n{taken}\n\ncache = make()\nn = 1\nn += cache.get_seq_length()\n"
+    fixed = fix_text("x.py", source, Settings())
+    assert "seq_length_2 = cache.get_seq_length()" in fixed
+    assert "\nseq_length = " not in fixed
+
+
+GUARDED = "import torch\n\n\ndef host(cache, ids):\n    n = cache.get_seq_length()\n    return ids[:, n:]\n"
+
+
+def test_an_edit_saved_during_the_fix_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """D8: the file is compared with what was read just before the rename."""
+    path = tmp_path / "m.py"
+    path.write_text(GUARDED)
+    carry_out = fix_files.carry_out
+
+    def carry_out_while_edited(*args: object, **kwargs: object) -> str:
+        path.write_text(GUARDED + "\n\ndef added():\n    pass\n")
+        return carry_out(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fix_files, "carry_out", carry_out_while_edited)
+    outcome = fix_item(str(path), Settings(), Mode.WRITE)
+    assert "changed on disk" in outcome.error
+    assert path.read_text().endswith("def added():\n    pass\n")
+    assert not outcome.applied
+
+
+def test_the_fix_is_written_when_nothing_changed_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(GUARDED)
+    outcome = fix_item(str(path), Settings(), Mode.WRITE)
+    assert not outcome.error and outcome.applied
+    assert "int(n.item())" in path.read_text()
+
+
+def test_a_file_with_other_hard_links_is_left_alone(tmp_path: Path) -> None:
+    """D9: a rename would give one name the fix and leave the other with the old text."""
+    path = tmp_path / "m.py"
+    path.write_text(GUARDED)
+    os.link(path, tmp_path / "other.py")
+    outcome = fix_item(str(path), Settings(), Mode.WRITE)
+    assert "hard links" in outcome.error
+    assert path.read_text() == GUARDED == (tmp_path / "other.py").read_text()
