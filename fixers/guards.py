@@ -91,6 +91,8 @@ def rewrite_segment(
     shifted = [shift_plan(plan, -shift) for plan in plans]
     inserter = GuardInserter(shifted, torch_name, module, unit, newline)
     code = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(inserter).code
+    if segment.endswith("\r") and not code.endswith(("\r", "\n")):
+        code += "\r"  # LibCST drops a module's last line break when it is a lone `\r`
     missing = inserter.unplaced()
     if missing:
         raise FixError(f"could not place the fix for the call on line {missing[0].call.line + shift}")

@@ -139,6 +139,25 @@ TORCH_NAME_TWINS = {
             n = cache.get_seq_length()
             return ids[:, n:]
     """,
+    "`torch` bound by another method of the class (a class body is not seen from its methods)": """
+        class Connector:
+            def load(self):
+                torch, transformers = require()
+                return torch
+
+            def host(self, cache, ids):
+                n = cache.get_seq_length()
+                return ids[:, n:]
+    """,
+    "`torch` bound in a nested function only": """
+        import torch
+
+        def host(cache, ids):
+            def inner(torch):
+                return torch
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
     "a local `import torch`": """
         import torch
 
@@ -282,3 +301,184 @@ def test_a_file_with_other_hard_links_is_left_alone(tmp_path: Path) -> None:
     outcome = fix_item(str(path), Settings(), Mode.WRITE)
     assert "hard links" in outcome.error
     assert path.read_text() == GUARDED == (tmp_path / "other.py").read_text()
+
+
+REACHED_AS_A_VALUE = {
+    "a module-level alias called in forward": """
+        import torch
+        from torch import nn
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        h = helper
+
+        class M(nn.Module):
+            def forward(self, cache, x):
+                return h(cache, x)
+    """,
+    "a table of functions called in forward": """
+        import torch
+        from torch import nn
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        TABLE = {"a": helper}
+
+        class M(nn.Module):
+            def forward(self, cache, x):
+                return TABLE["a"](cache, x)
+    """,
+    "handed to `map` in forward": """
+        import torch
+        from torch import nn
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        class M(nn.Module):
+            def forward(self, cache, xs):
+                return list(map(helper, [cache] * len(xs), xs))
+    """,
+    "a default of forward": """
+        import torch
+        from torch import nn
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        class M(nn.Module):
+            def forward(self, cache, x, fn=helper):
+                return fn(cache, x)
+    """,
+    "`compile` imported from torch under another name": """
+        import torch
+        from torch import compile as tc
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = tc(step)
+    """,
+    "`torch.compile(model=...)`": """
+        import torch
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = torch.compile(model=step)
+    """,
+    "`torch._dynamo.optimize(...)(fn)` as a call": """
+        import torch
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = torch._dynamo.optimize("inductor")(step)
+    """,
+    "a forward pre-hook": """
+        import torch
+        from torch import nn
+
+        def pre_hook(module, args):
+            n = args[0].get_seq_length()
+            return (args[0], args[1][:, n:])
+
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_forward_pre_hook(pre_hook)
+    """,
+}
+
+
+@pytest.mark.parametrize("case", REACHED_AS_A_VALUE)
+def test_a_function_a_compiled_region_reaches_as_a_value_gets_no_guard(case: str) -> None:
+    """D4: a guard there adds a graph break (measured by the review: 1 -> 2, 0 -> 1)."""
+    source = textwrap.dedent(REACHED_AS_A_VALUE[case])
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.compiled_region for finding in findings)
+    assert "int(n.item())" not in fix_text("x.py", source, Settings())
+
+
+HOST_VALUES = {
+    "an alias called on the host": """
+        import torch
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        h = helper
+
+        def run(cache, x):
+            return h(cache, x)
+    """,
+    "installed as a generation method (the loop runs it on the host)": """
+        import torch
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        def patch(model):
+            model.prepare_inputs_for_generation = helper
+    """,
+    "handed to `map` on the host": """
+        import torch
+
+        def helper(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        def run(cache, xs):
+            return list(map(helper, [cache] * len(xs), xs))
+    """,
+}
+
+
+@pytest.mark.parametrize("case", HOST_VALUES)
+def test_a_function_handed_on_in_host_code_keeps_its_guard(case: str) -> None:
+    source = textwrap.dedent(HOST_VALUES[case])
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and not any(finding.compiled_region for finding in findings)
+    assert "int(n.item())" in fix_text("x.py", source, Settings())
+
+
+def test_a_file_whose_lines_end_in_cr_alone_is_fixed(tmp_path: Path) -> None:
+    """D5: LibCST drops a module's last `\\r`; the rewrite puts it back, and keeps every original line."""
+    path = tmp_path / "m.py"
+    original = GUARDED.replace("\n", "\r")
+    path.write_bytes(original.encode())
+    outcome = fix_item(str(path), Settings(), Mode.WRITE)
+    fixed = path.read_bytes().decode()
+    assert not outcome.error and outcome.applied
+    assert fixed.endswith("return ids[:, n:]\r") and "\n" not in fixed
+    assert fixed.replace("    if isinstance(n, torch.Tensor):\r        n = int(n.item())\r", "") == original
+
+
+def test_a_binding_on_a_last_line_without_a_line_break_has_no_automatic_fix() -> None:
+    """D6: the guard would need a line break added to an original line; said so, not an error."""
+    source = "import torch\n\n\ndef host(cache, ids, xs):\n    n = 0\n    for x in xs:\n        ids = ids[:, n:]\n        n = cache.get_seq_length()"
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.fix.kind is FixKind.NONE for finding in findings)
+    assert "last line" in findings[0].fix.reason
+    assert fix_text("x.py", source + "\n", Settings()) != source + "\n"  # twin: with the line break, fixed
+
+
+def test_a_binding_joined_to_the_line_above_by_a_continuation_has_no_automatic_fix() -> None:
+    """D10: `x = 1; \\` joins the next physical line to its statement's line."""
+    source = (
+        "import torch\n\n\ndef host(cache, ids):\n    x = 1; \\\nn = cache.get_seq_length()\n    return ids[:, n:]\n"
+    )
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.fix.kind is FixKind.NONE for finding in findings)
+    assert fix_text("x.py", source, Settings()) == source

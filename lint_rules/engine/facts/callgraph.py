@@ -32,10 +32,11 @@ from lint_rules.engine.facts.definitions import (
     class_lineage,
     last_line_of,
     simple_statements,
+    statements_at,
     statements_at_lines,
 )
 from lint_rules.engine.facts.local_names import LocalNames
-from lint_rules.engine.facts.module_text import lines_mentioning, with_non_ascii
+from lint_rules.engine.facts.module_text import import_statements, lines_mentioning, with_non_ascii
 from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
 from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
@@ -68,6 +69,7 @@ class CallGraph:
         self._attribute_classes: dict[int, dict[str, str]] = {}
         self._compiled_names: frozenset[str] | None = None
         self._installed: dict[str, bool] = {}
+        self._aliases: dict[str, list[str]] = {}
         self._lines_naming: dict[str, list[int]] = {}
         self._setattr_lines: list[int] | None = None
         self._lineages: dict[int, list[ast.ClassDef]] = {}
@@ -308,14 +310,71 @@ class CallGraph:
         return ""
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
-        """The functions of the module that may call `definition`, with the line of the call."""
+        """The functions of the module that may call `definition`, with the line of the call. A
+        module-level function may also be called wherever it is handed on as a value (`fn = helper`,
+        `map(helper, xs)`, a default `fn=helper`) or through a module-level name bound to a value
+        that holds it (`h = helper`, `TABLE = {"a": helper}`): a function that mentions it, or such a
+        name, counts as a caller."""
         name = definition.name
+        is_module_function = definition.parent is None and definition.enclosing_class is None
         for line in self.lines_naming(name):
             caller = self.definitions.innermost_function_at(line)
             if caller is None or caller is definition:
                 continue
-            if any(self.may_call(call, caller, definition) for call in calls_at(caller.node, line, name)):
+            if any(self.may_call(call, caller, definition) for call in calls_at(caller.node, line, name)) or (
+                is_module_function and self.hands_on(caller, line, name, calls=False)
+            ):
                 yield caller, line
+        if is_module_function:
+            for alias in self.module_aliases(name):
+                for line in self.lines_naming(alias):
+                    caller = self.definitions.innermost_function_at(line)
+                    if (
+                        caller is not None
+                        and caller is not definition
+                        and self.hands_on(caller, line, alias, calls=True)
+                    ):
+                        yield caller, line
+
+    def hands_on(self, caller: Definition, line: int, name: str, calls: bool) -> bool:
+        """The module-level name `name` is read on `line` of `caller`: handed on as a value (an
+        argument, a local name, a display, a default of a nested `def`), or, with `calls`, called.
+        A statement that installs it on an object is left to `is_installed` (a generation method's
+        name is host code), and a name the caller binds itself is another object."""
+        function = caller.node
+        assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        parts: list[ast.AST] = [
+            statement for statement in statements_at(function.body, line) if not any(installations(statement, True))
+        ]
+        parts += [*function.args.defaults, *(default for default in function.args.kw_defaults if default is not None)]
+        nodes = [node for part in parts for node in ast.walk(part)]
+        called = set() if calls else {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+        return any(
+            isinstance(node, ast.Name)
+            and node.id == name
+            and isinstance(node.ctx, ast.Load)
+            and node.lineno == line
+            and id(node) not in called
+            and self.local_names.holder(name, caller, node).is_module_level
+            for node in nodes
+        )
+
+    def module_aliases(self, name: str) -> list[str]:
+        """The module-level names bound to a value that holds the function `name`, or such a name, in
+        turn (`h = helper`, `TABLE = {"a": helper}`, `h2 = h`)."""
+        if name not in self._aliases:
+            self._aliases[name] = []  # a cycle of names ends here
+            found: list[str] = []
+            for line in self.lines_naming(name):
+                if self.definitions.innermost_function_at(line) is not None:
+                    continue
+                for statement in statements_at(self.tree.body, line):
+                    found += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
+            found = [alias for alias in dict.fromkeys(found) if alias != name]
+            self._aliases[name] = list(
+                dict.fromkeys([*found, *(more for alias in found for more in self.module_aliases(alias))])
+            )
+        return self._aliases[name]
 
     def may_call(self, call: ast.Call, caller: Definition, callee: Definition) -> bool:
         resolved = self.callees(call, caller)
@@ -361,24 +420,46 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
 
 
 def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
-    """The names of the functions passed to `torch.compile(fn)` in the module."""
-    lines = lines_mentioning(text, ["compile"])
+    """The names of the functions the module hands to a compiler: `torch.compile(fn)` (also
+    `torch.compile(model=fn)`, and `compile` imported from torch under any name),
+    `torch._dynamo.optimize(...)(fn)`, `torch.jit.script(fn)`, `torch.jit.trace(fn, ...)`."""
+    words = ["compile", "optimize", "script", "trace"]
+    if not lines_mentioning(text, words):
+        return
+    compilers = compiler_names(tree, torch_aliases)
+    lines = lines_mentioning(text, [*words, *(name for name in compilers if "." not in name)])
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
     for node in ex.statement_parts(statements):
-        if isinstance(node, ast.Call) and node.args:
-            module, _, function = ex.called_name(node).rpartition(".")
-            if function == "compile" and module in torch_aliases and ex.dotted_name(node.args[0]):
-                yield ex.dotted_name(node.args[0]).rpartition(".")[2]
+        if not isinstance(node, ast.Call):
+            continue
+        callee = ex.called_name(node.func) if isinstance(node.func, ast.Call) else ex.called_name(node)
+        if callee not in compilers:
+            continue
+        compiled = [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "model")]
+        yield from (ex.dotted_name(value).rpartition(".")[2] for value in compiled if ex.dotted_name(value))
+
+
+def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> set[str]:
+    """How the module writes torch's compilers: `torch.compile`, `th.jit.script`, a `compile`
+    imported from torch (`from torch import compile as tc`)."""
+    paths = ("compile", "_dynamo.optimize", "jit.script", "jit.trace", "compiler.compile")
+    names = {f"{alias}.{path}" for alias in torch_aliases for path in paths}
+    for statement in import_statements(tree.body):
+        if isinstance(statement, ast.ImportFrom) and statement.module in ("torch", "torch._dynamo", "torch.jit"):
+            for alias in statement.names:
+                if f"{statement.module.removeprefix('torch').lstrip('.')}.{alias.name}".lstrip(".") in paths:
+                    names.add(alias.asname or alias.name)
+    return names
 
 
 def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> tuple[bool, list[str]]:
     """Code of the module installs the function `name` as an attribute or an item of an object (a
     model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
     types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
-    `FUNCTIONS["sdpa"] = fn`. A model's forward may call what is installed on it, so it counts as
-    compiled, unless installed as a generation method (`installed_as_generation_hook`), which runs on
-    the host. Only the statements on the `lines` that name it are read. Also gives the plain names
+    `FUNCTIONS["sdpa"] = fn`, `module.register_forward_pre_hook(fn)`. A model's forward may call what
+    is installed on it, so it counts as compiled, unless installed as a generation method
+    (`installed_as_generation_hook`), which runs on the host. Only the statements on the `lines` that name it are read. Also gives the plain names
     the function is bound to there (`fn = patched`), which may be installed in turn."""
     at_lines = statements_at_lines(tree.body, lines)
     aliases: list[str] = []
@@ -419,12 +500,26 @@ def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:
             yield from bound_members(target, statement.value)
+    for node in ex.statement_parts([statement]):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FORWARD_HOOKS:
+            yield "", node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "hook"), node)
     if not may_call_setattr:
         return
     for node in ex.statement_parts([statement]):
         if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
             name = node.args[1]
             yield (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else ""), node.args[2]
+
+
+FORWARD_HOOKS = frozenset(
+    {
+        "register_forward_hook",
+        "register_forward_pre_hook",
+        "register_module_forward_hook",
+        "register_module_forward_pre_hook",
+    }
+)
+"""nn.Module's hooks that run inside the module's call: a compiled module runs them compiled."""
 
 
 def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:

@@ -65,7 +65,7 @@ class LocalNames:
         self._non_ascii_lines: list[tuple[int, str]] | None = None
         self._classes_by_line: dict[int, dict[int, Definition]] = {}
 
-    def holder(self, name: str, caller: Definition | None, call: ast.Call) -> Holder:
+    def holder(self, name: str, caller: Definition | None, call: ast.expr) -> Holder:
         """What binds `name` for `call`, written in `caller`'s code (None: the module's), or in a class
         body nested in it (the callers of a function are found by the functions around a line)."""
         scope = caller
@@ -89,7 +89,7 @@ class LocalNames:
             scope = scope.parent
         return Holder()
 
-    def class_holding(self, function: Definition, call: ast.Call) -> Definition | None:
+    def class_holding(self, function: Definition, call: ast.expr) -> Definition | None:
         """The class nested in `function` whose own code (its body, not its methods) holds `call`."""
         if not function.is_function:
             return None
@@ -187,7 +187,7 @@ def enters_own_scope(node: ast.AST, child: ast.AST, path: list[ast.AST]) -> Type
     return after_first >= len(path) or path[after_first] is not first.iter
 
 
-def path_to(owner: ScopeNode, call: ast.Call) -> list[ast.AST]:
+def path_to(owner: ScopeNode, call: ast.expr) -> list[ast.AST]:
     """The nodes from `owner` down to `call` in its own code (only `owner` when it is not there)."""
     lines = [call.lineno]
     body: list[ast.AST] = (

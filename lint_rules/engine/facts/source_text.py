@@ -40,7 +40,11 @@ class SourceText:
         )
 
     def starts_its_line(self, node: ast.stmt) -> bool:
-        return self.line(node.lineno).encode("utf-8")[: node.col_offset].strip() == b""
+        """Nothing before the statement on its line, and the line above does not end in a backslash
+        continuation that joins the two."""
+        if self.line(node.lineno).encode("utf-8")[: node.col_offset].strip() != b"":
+            return False
+        return node.lineno == 1 or not self.line(node.lineno - 1).rstrip("\r\n").endswith("\\")
 
     def ends_its_line(self, node: ast.stmt) -> bool:
         rest = self.line(node.end_lineno or node.lineno).encode("utf-8")[node.end_col_offset or 0 :].strip()

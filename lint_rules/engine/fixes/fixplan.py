@@ -161,6 +161,8 @@ def guard_plan(call: ast.Call, statement: ast.stmt, targets: list[ast.expr], sou
         reason = "the value is bound to a subscript or another target that cannot be guarded"
     elif not (source.starts_its_line(statement) and source.ends_its_line(statement)):
         reason = "the binding shares its line with another statement"
+    elif (statement.end_lineno or statement.lineno) >= len(source.lines) and not source.text.endswith(("\n", "\r")):
+        reason = "the binding is the file's last line, which has no line break to put the guard after"
     if reason:
         return no_fix(call, statement, source, reason)
     return FixPlan(FixKind.GUARD_AFTER, FixSafety.SAFE, source.span(statement), source.span(call), targets=names)

@@ -20,29 +20,37 @@ from lint_rules.engine.facts.module_text import torch_bindings
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
+Scope = tuple[int, int, bool]
+"""A function's, lambda's or class's first and last line, and whether it is a class."""
+
+
 class TorchName(NamedTuple):
     """Where a module binds one name to something other than torch."""
 
     name: str
     rebound_in_module: bool
     """Bound so at module level, or declared `global` by a function."""
-    binding_lines: tuple[int, ...]
-    """The lines of every such binding (nested scopes included)."""
-    scopes: tuple[tuple[int, int], ...]
-    """The line ranges of the module's functions, lambdas and classes."""
+    bindings: tuple[Scope, ...]
+    """For each such binding in a function or class, the innermost one it binds in."""
+    scopes: tuple[Scope, ...]
+    """The module's functions, lambdas and classes."""
 
     def refusal(self, owner: ast.AST) -> str:
-        """Why a fix in `owner` (a function, class body or the module) cannot use the name as torch."""
+        """Why a fix in `owner` (a function, class body or the module) cannot use the name as torch:
+        it is bound at module level, in `owner`, or in a function around it (a class body is not
+        seen from its methods)."""
         if self.rebound_in_module:
             return (
                 f"`{self.name}` is bound to something other than the torch module in this module; the fix would use it"
             )
         first, last = getattr(owner, "lineno", 0), getattr(owner, "end_lineno", 0) or 0
-        around = [(start, end) for start, end in self.scopes if start <= first and end >= last]
-        if not isinstance(owner, ast.Module) and around:
-            start, end = min(around)  # the outermost: every scope around the fix lies in it
-            if any(start <= line <= end for line in self.binding_lines):
-                return f"`{self.name}` is bound in the function or class around the fix; the fix would use it as torch"
+        seen = {
+            scope
+            for scope in self.scopes
+            if scope[0] <= first and scope[1] >= last and (not scope[2] or scope[:2] == (first, last))
+        }
+        if not isinstance(owner, ast.Module) and any(scope in seen for scope in self.bindings):
+            return f"`{self.name}` is bound in the function around the fix; the fix would use it as torch"
         return ""
 
 
@@ -60,17 +68,24 @@ def torch_name_refusal(tree: ast.Module, owner: ast.AST, name: str = "") -> str:
 
 
 def torch_name_facts(tree: ast.Module, name: str) -> TorchName:
-    binding_lines: list[int] = []
-    scopes: list[tuple[int, int]] = []
+    bindings: list[Scope] = []
+    scopes: list[Scope] = []
     declared_global = False
-    for node in ast.walk(tree):
+    pending: list[tuple[ast.AST, Scope | None]] = [(statement, None) for statement in tree.body]
+    while pending:
+        node, scope = pending.pop()
+        inner = scope
         if isinstance(node, SCOPES):
-            scopes.append((node.lineno, node.end_lineno or node.lineno))
+            inner = (node.lineno, node.end_lineno or node.lineno, isinstance(node, ast.ClassDef))
+            scopes.append(inner)
         if name in bound_names(node):
-            binding_lines.append(getattr(node, "lineno", 0))
             declared_global = declared_global or isinstance(node, ast.Global)
+            binds_in = scope if isinstance(node, SCOPES) else inner  # a `def`'s name binds outside it
+            if binds_in is not None:
+                bindings.append(binds_in)
+        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
     at_module_level = any(name in bound_names(node) for node in module_level_nodes(tree.body))
-    return TorchName(name, at_module_level or declared_global, tuple(binding_lines), tuple(scopes))
+    return TorchName(name, at_module_level or declared_global, tuple(bindings), tuple(scopes))
 
 
 def module_level_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
