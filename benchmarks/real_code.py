@@ -126,6 +126,18 @@ DEFAULT_REQUIREMENTS = (
     "prismaquant==0.16.2",
     "polykv-llm==0.1.0",
     "flashcodec-kv==1.0.0",
+    # A second round of released packages new to the corpus, labelled the same way, on 2026-12-05 (REAL_CODE.md).
+    "colossalai==0.5.0",
+    "guidance==0.3.1",
+    "lerobot==0.4.4",
+    "adapters==1.3.0",
+    "llm2vec==0.2.3",
+    "diffusers==0.42.1",
+    "qwen-asr==0.0.6",
+    "pruna==0.3.4",
+    "flagembedding==1.4.2",
+    "rwkv7-hf==0.9.0",
+    "gliner==0.2.29",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
