@@ -6,6 +6,8 @@ function nested in the class's own method, whose receiver is not the method's ow
 from __future__ import annotations
 
 import functools
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -317,3 +319,18 @@ REPORTED = {
 @pytest.mark.parametrize("more", REPORTED.values(), ids=REPORTED.keys())
 def test_must_report(more: str) -> None:
     assert codes(more) == ["SLG002"]
+
+
+def test_a_banner_of_hashes_after_a_dot_is_read_in_linear_time() -> None:
+    """`.` at a line's end, then a comment line of many `#`: the search for `.name` split the run of
+    `#` every possible way (2**n tries; a license banner of pip's vendored chardet took minutes). The
+    search runs in a child process so that a regression fails on the timeout instead of hanging."""
+    program = textwrap.dedent(
+        """
+        from lint_rules.engine.facts.outside_stores import attribute_mentions
+        banner = "x = 1.\\n" + "#" * 64 + " BEGIN " + "#" * 64 + "\\n(cache.  # a comment\\n  n) = 2\\n"
+        print([match.group(0).split()[-1] for match in attribute_mentions(banner, "n")])
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "['n']"

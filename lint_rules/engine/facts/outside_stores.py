@@ -108,7 +108,7 @@ TARGET_FOLLOWS = r"(?=\s*(?:[-+*/%@&|^<>]*=(?!=)|[:,)\]#\\]|in\b))"
 
 def attribute_mentions(text: str, name: str) -> Iterator[re.Match[str]]:
     """Each `.name` in the text, a line continuation or a comment after the dot included."""
-    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*)*{re.escape(name)}\b", text)
+    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*+)*{re.escape(name)}\b", text)
 
 
 def may_alias_unnamed(text: str, name: str) -> bool:
