@@ -143,22 +143,27 @@ def is_word_character(text: str, index: int) -> bool:
     return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
 
 
-def none_truth(test: ast.expr, not_none: Collection[str], shared: Collection[str]) -> bool | None:
+def none_truth(
+    test: ast.expr, not_none: Collection[str], shared: Collection[str], none: Collection[str] = ()
+) -> bool | None:
     """The truth of `x is None` (`x is not None`, and `not`/`and`/`or` of those) where the plain name
-    `x` is known not None; `shared`: the names a call may rebind (`shared_names`)."""
+    `x` is known not None, or (`none`) known to be None; `shared`: the names a call may rebind
+    (`shared_names`)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        operand = none_truth(test.operand, not_none, shared)
+        operand = none_truth(test.operand, not_none, shared, none)
         return None if operand is None else not operand
     if isinstance(test, ast.BoolOp):
-        operands = [none_truth(operand, not_none, shared) for operand in test.values]
+        operands = [none_truth(operand, not_none, shared, none) for operand in test.values]
         decisive = isinstance(test.op, ast.Or)  # `or`: one true operand decides; `and`: one false one
         if decisive in operands:
             return decisive
         return None if None in operands else not decisive
-    none = none_test(test)
-    if none is None or not none[0].isidentifier() or none[0] in shared or none[0] not in not_none:
+    tested = none_test(test)
+    if tested is None or not tested[0].isidentifier() or tested[0] in shared:
         return None
-    return not none[1]
+    if tested[0] in not_none:
+        return not tested[1]
+    return tested[1] if tested[0] in none else None
 
 
 def stored_names(statements: Sequence[ast.stmt]) -> frozenset[str]:

@@ -17,6 +17,7 @@ from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.taint import (
     INT,
     INT_LENGTH_CACHE,
+    NONE,
     TENSOR,
     TENSOR_LENGTH_CACHE,
     State,
@@ -32,6 +33,8 @@ def kind_of(node: ast.expr, state: State, scope: Scope, module: ModuleFacts) -> 
     """The kind a name bound to `node` gets: INT, TENSOR, INT_LENGTH_CACHE, TENSOR_LENGTH_CACHE (only
     where `int-length-caches` is declared: see `declarations`), the kind of a model's outputs
     (`model_outputs`) or ""."""
+    if isinstance(node, ast.Constant) and node.value is None:
+        return NONE
     if is_int_operand(node, state, scope, module) and not is_tainted(node, state):
         return INT
     if is_tensor_operand(node, state, module, on_entry=False):

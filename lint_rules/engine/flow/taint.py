@@ -27,6 +27,8 @@ OUTPUTS_PREFIX = OUTPUTS + ":"
 OBJECT_KINDS = frozenset({INT_LENGTH_CACHE})
 """Kinds that an attribute stored into the object (`cache.inner = other`, `out.past_key_values = c`)
 changes; so does every kind of model outputs."""
+NONE = "none"
+"""A plain name bound to `None` (until it is rebound): `c is not None` is false there."""
 SOURCE_GETTER = "source-getter"
 """A bound source method (`length = cache.get_seq_length`): calling it is a source."""
 EAGER_ONLY = "<eager only>"

@@ -31,6 +31,7 @@ from lint_rules.engine.flow.taint import (
     CLEAN,
     EAGER_ONLY,
     INT_LENGTH_CACHE,
+    NONE,
     NOT_TRACED,
     SOURCE_GETTER,
     TENSOR_LENGTH_CACHE,
@@ -79,11 +80,12 @@ class ValueWalker:
         return taint
 
     def none_test_truth(self, test: ast.expr, state: State) -> bool | None:
-        """The truth of a test of names for None where the path knows them not None (`none_truth`);
-        None when that does not decide it."""
-        if not state.paths.not_none or none_truth(test, state.paths.not_none, ()) is None:
+        """The truth of a test of names for None where the path knows them not None, or bound to
+        `None` (`none_truth`); None when that does not decide it."""
+        none = [key for key, kind in state.kinds.items() if kind == NONE]
+        if not (state.paths.not_none or none) or none_truth(test, state.paths.not_none, (), none) is None:
             return None
-        return none_truth(test, state.paths.not_none, self.shared_names())
+        return none_truth(test, state.paths.not_none, self.shared_names(), none)
 
     def shared_names(self) -> frozenset[str]:
         """The names a call may rebind (`shared_names`), found at the first test they may decide."""
