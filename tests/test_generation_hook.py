@@ -213,12 +213,42 @@ OTHER_CALLERS = {
         class Listener(ZooForCausalLM, Speech):
             pass
     """,
+    "a-whisper-module-imported": """\
+        from transformers.models.whisper import modeling_whisper
+
+
+        class Listener(modeling_whisper.WhisperPreTrainedModel):
+            pass
+    """,
+    "the-whisper-generation-mixin": """\
+        from transformers.models.whisper.generation_whisper import WhisperGenerationMixin
+        from zoo.modeling_zoo import ZooForCausalLM
+
+
+        class Listener(WhisperGenerationMixin, ZooForCausalLM):
+            pass
+    """,
 }
 
 
 @pytest.mark.parametrize("modules", OTHER_CALLERS.values(), ids=OTHER_CALLERS.keys())
 def test_twin_another_caller_in_the_package_reports_the_branch(tmp_path: Path, modules: str) -> None:
     assert hook_findings(HOOK, tmp_path, {"loop.py": modules}) == HOOK_FINDINGS
+
+
+def test_a_whisper_class_without_whisper_generation_is_silent(tmp_path: Path) -> None:
+    """Only `WhisperGenerationMixin.generate` (and so `WhisperForConditionalGeneration`) runs the
+    no-speech detector, which calls the hook without `cache_position` (`generation_whisper.py`, every
+    release 4.38-5.25); adapters' `WhisperAdapterModel(WhisperPreTrainedModel, GenerationMixin)`
+    never meets it (the second fresh-packages round, 2026-12-05)."""
+    other = """\
+        from transformers import GenerationMixin, WhisperPreTrainedModel
+
+
+        class WhisperAdapterModel(WhisperPreTrainedModel, GenerationMixin):
+            pass
+    """
+    assert hook_findings(HOOK, tmp_path, {"whisper_adapter.py": other}) == []
 
 
 def test_twin_a_caller_in_the_same_module_reports_it(tmp_path: Path) -> None:

@@ -34,6 +34,8 @@ from lint_rules.engine.facts.releases import Releases
 HOOK = "prepare_inputs_for_generation"
 POSITION = "cache_position"
 WHISPER = "Whisper"
+WHISPER_GENERATION = frozenset({"WhisperGenerationMixin", "WhisperForConditionalGeneration"})
+"""The classes whose `generate` runs the no-speech detector (`generation_whisper.py`, 4.38-5.25)."""
 
 
 def parameters_never_none(definition: Definition, releases: Releases, path: str) -> frozenset[str]:
@@ -155,12 +157,23 @@ def binds_position(node: ast.AST) -> bool:
 
 
 def may_derive_from_whisper(tree: ast.Module) -> bool:
-    """A class derives from a base named like a Whisper class, or the module imports such a name (it
-    may alias it) and defines a class with a base."""
+    """A class derives from a Whisper class that runs the no-speech detector (`WHISPER_GENERATION`),
+    or from a base reached through a module named like Whisper's (`modeling_whisper.X`); or the module
+    imports one of those classes or such a module (it may alias it) and defines a class with a base.
+    Other Whisper classes (`WhisperPreTrainedModel`, `WhisperModel`) never run the detector."""
     classes = [node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and node.bases]
-    if any(WHISPER in ex.dotted_name(base) for cls in classes for base in cls.bases):
+    if any(names_whisper_generation(ex.dotted_name(base)) for cls in classes for base in cls.bases):
         return True
     imports_whisper = any(
-        isinstance(node, ast.alias) and WHISPER.lower() in node.name.lower() for node in ast.walk(tree)
+        isinstance(node, ast.alias) and names_whisper_generation(node.name) for node in ast.walk(tree)
     )
     return imports_whisper and bool(classes)
+
+
+def names_whisper_generation(written: str) -> bool:
+    """`WhisperForConditionalGeneration`, `WhisperGenerationMixin`, or a name through (or of) a module
+    whose name says whisper (`transformers.models.whisper`, `modeling_whisper.X`)."""
+    *modules, name = written.split(".")
+    if name in WHISPER_GENERATION or any(WHISPER.lower() in module.lower() for module in modules):
+        return True
+    return name.islower() and WHISPER.lower() in name
