@@ -108,6 +108,23 @@ TORCH_NAME_NOT_TORCH = {
             global torch
             torch = None
     """,
+    "a local spelled in another Unicode form (Python reads names in NFKC)": """
+        import torch
+
+        def host(cache, ids):
+            ｔｏｒｃｈ = None
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """,
+    "a name in a comment does not hide a real rebinding": """
+        import torch  # torch
+
+        def host(cache, ids):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+
+        torch = None
+    """,
     "a hoist in a function with a local `torch`": """
         import torch
 

@@ -349,6 +349,12 @@ class CallGraph:
         parts += [*function.args.defaults, *(default for default in function.args.kw_defaults if default is not None)]
         nodes = [node for part in parts for node in ast.walk(part)]
         called = set() if calls else {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+        called |= {  # `torch.compiler.disable(fn)` runs `fn` eagerly
+            id(argument)
+            for node in nodes
+            if isinstance(node, ast.Call) and ex.called_name(node).endswith(DISABLERS)
+            for argument in node.args
+        }
         return any(
             isinstance(node, ast.Name)
             and node.id == name
@@ -420,10 +426,11 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
 
 
 def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
-    """The names of the functions the module hands to a compiler: `torch.compile(fn)` (also
+    """The names of the functions the module hands to Dynamo: `torch.compile(fn)` (also
     `torch.compile(model=fn)`, and `compile` imported from torch under any name),
-    `torch._dynamo.optimize(...)(fn)`, `torch.jit.script(fn)`, `torch.jit.trace(fn, ...)`."""
-    words = ["compile", "optimize", "script", "trace"]
+    `torch._dynamo.optimize(...)(fn)`. (`torch.jit.script(fn)` as a call is not followed: a region
+    is TorchScript only as a decorator, `compiled.is_torchscript`.)"""
+    words = ["compile", "optimize"]
     if not lines_mentioning(text, words):
         return
     compilers = compiler_names(tree, torch_aliases)
@@ -441,9 +448,9 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
 
 
 def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> set[str]:
-    """How the module writes torch's compilers: `torch.compile`, `th.jit.script`, a `compile`
+    """How the module writes torch's compilers: `torch.compile`, `th._dynamo.optimize`, a `compile`
     imported from torch (`from torch import compile as tc`)."""
-    paths = ("compile", "_dynamo.optimize", "jit.script", "jit.trace", "compiler.compile")
+    paths = ("compile", "_dynamo.optimize", "compiler.compile")
     names = {f"{alias}.{path}" for alias in torch_aliases for path in paths}
     for statement in import_statements(tree.body):
         if isinstance(statement, ast.ImportFrom) and statement.module in ("torch", "torch._dynamo", "torch.jit"):
@@ -511,6 +518,8 @@ def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple
             yield (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else ""), node.args[2]
 
 
+DISABLERS = ("compiler.disable", "_dynamo.disable")
+"""`torch.compiler.disable(fn)`, `torch._dynamo.disable(fn)`: what they wrap runs eagerly."""
 FORWARD_HOOKS = frozenset(
     {
         "register_forward_hook",

@@ -171,9 +171,12 @@ def may_derive_from_whisper(tree: ast.Module) -> bool:
 
 
 def names_whisper_generation(written: str) -> bool:
-    """`WhisperForConditionalGeneration`, `WhisperGenerationMixin`, or a name through (or of) a module
-    whose name says whisper (`transformers.models.whisper`, `modeling_whisper.X`)."""
+    """A name holding `WhisperForConditionalGeneration` or `WhisperGenerationMixin` (a subclass named
+    after it, `GaudiWhisperForConditionalGeneration`), or a name through (or of) a module whose name
+    says whisper (`transformers.models.whisper`, `modeling_whisper.X`)."""
     *modules, name = written.split(".")
-    if name in WHISPER_GENERATION or any(WHISPER.lower() in module.lower() for module in modules):
+    if any(generating in name for generating in WHISPER_GENERATION):
+        return True  # `GaudiWhisperForConditionalGeneration` derives from it too
+    if any(WHISPER.lower() in module.lower() for module in modules):
         return True
     return name.islower() and WHISPER.lower() in name

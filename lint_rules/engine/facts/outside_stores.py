@@ -96,7 +96,7 @@ def may_store_on_a_class(text: str, name: str, methods: set[str]) -> bool:
     on_class = re.finditer(re.escape(name) + r"[\s\\)]*\.\s*\w+" + TARGET_FOLLOWS, text)
     if any(not follows_identifier(text, match.start()) for match in on_class):
         return True
-    if re.search(r"type\s*\(.*\)[\s\\)]*\.\s*\w+" + TARGET_FOLLOWS, text):
+    if re.search(r"type\s*\([^\n]*\)[\s\\)]*+\.\s*\w+" + TARGET_FOLLOWS, text):
         return True
     named = [re.escape(method) for method in sorted(methods)] + [r"__\w+__"]
     return bool(re.search(r"\.\s*(?:" + "|".join(named) + r")\b" + TARGET_FOLLOWS, text))
@@ -108,7 +108,7 @@ TARGET_FOLLOWS = r"(?=\s*(?:[-+*/%@&|^<>]*=(?!=)|[:,)\]#\\]|in\b))"
 
 def attribute_mentions(text: str, name: str) -> Iterator[re.Match[str]]:
     """Each `.name` in the text, a line continuation or a comment after the dot included."""
-    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*+)*{re.escape(name)}\b", text)
+    return re.finditer(rf"\.(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*+)*+{re.escape(name)}\b", text)
 
 
 def may_alias_unnamed(text: str, name: str) -> bool:

@@ -75,7 +75,12 @@ def plan_for_use(site: UseSite, origin_plan: FixPlan) -> FixPlan:
     if not isinstance(rewrite, str) and span_is_the_length(call, rewrite, origin_plan):
         rewrite = "the span is this length itself: it would stay a size"
     if not isinstance(rewrite, str):
-        rewrite = torch_name_refusal(site.tree, site.owner, dotted_name(call.func).partition(".")[0]) or rewrite
+        rewrite = (
+            torch_name_refusal(
+                site.tree, site.source.text, site.owner, dotted_name(call.func).partition(".")[0], statement.lineno
+            )
+            or rewrite
+        )
     if isinstance(rewrite, str):
         return declined(site, origin_plan, rewrite)
     span = site.source.span

@@ -46,7 +46,9 @@ def origin_fix_plan(origin: Origin, run: ModuleRun) -> FixPlan:
             origin.used_in_own_statement,
             lambda call: other_source_plan(origin, call, run),
         )
-        refusal = torch_name_refusal(run.facts.tree, origin.scope.body_owner)
+        refusal = torch_name_refusal(
+            run.facts.tree, run.facts.source.text, origin.scope.body_owner, line=origin.statement.lineno
+        )
         if refusal and run.fix_plans[key].kind is not FixKind.NONE:
             run.fix_plans[key] = run.fix_plans[key]._replace(kind=FixKind.NONE, safety=FixSafety.NONE, reason=refusal)
     return run.fix_plans[key]
@@ -261,9 +263,24 @@ def statement_refusal(child: ast.AST, statement: ast.stmt, source: SourceText) -
         return "the call is in a loop target"
     if is_assignment_target(child, statement):
         return "the call is in an assignment target, which runs after the value (and any target before it)"
+    if isinstance(statement, (ast.With, ast.AsyncWith)) and child is not statement.items[0]:
+        return "the call is in a later `with` item, which runs after the earlier ones are entered"
+    if starred_after(child, statement):
+        return "an unpacked argument (`*args`) of the call around it runs before its keyword values"
     if not source.starts_its_line(statement):
         return "the statement shares its line with another statement"
     return ""
+
+
+def starred_after(child: ast.AST, statement: ast.stmt) -> bool:
+    """A call in the statement passes `*args` and takes a keyword value holding `child`'s source call:
+    Python evaluates every positional (starred) argument before the keyword values."""
+    return any(
+        isinstance(node, ast.Call)
+        and any(isinstance(argument, ast.Starred) for argument in node.args)
+        and node.keywords
+        for node in ast.walk(child)
+    )
 
 
 def is_assignment_target(child: ast.AST, statement: ast.stmt) -> bool:
@@ -308,8 +325,10 @@ def is_source_getter(node: ast.AST, source_methods: frozenset[str]) -> bool:
 
 def evaluated_before_targets(statement: ast.stmt) -> Iterator[ast.AST]:
     """The expression nodes a statement evaluates, without assignment targets and nested bodies."""
-    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        roots: list[ast.AST] = [statement.value] if statement.value is not None else []
+    if isinstance(statement, ast.AugAssign):  # `out[pick()] += v`: the target's parts run first
+        roots: list[ast.AST] = [statement.target, statement.value]
+    elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        roots = [statement.value] if statement.value is not None else []
     elif isinstance(statement, (ast.If, ast.While)):
         roots = [statement.test]
     elif isinstance(statement, (ast.For, ast.AsyncFor)):

@@ -92,6 +92,16 @@ def flag_subjects(value: ast.expr, module: ModuleFacts) -> frozenset[str]:
     return frozenset({none[0]}) if none is not None else frozenset()
 
 
+def operand_names(value: ast.expr) -> frozenset[str]:
+    """The plain names among the operands of `not`/`and`/`or` in a test (`ok = b and isinstance(...)`):
+    rebinding one ends what a flag bound to the test stands for, as rebinding a subject does."""
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not):
+        return operand_names(value.operand)
+    if isinstance(value, ast.BoolOp):
+        return frozenset().union(*map(operand_names, value.values))
+    return frozenset({value.id}) if isinstance(value, ast.Name) else frozenset()
+
+
 def static_truth(test: ast.expr, constants: Mapping[str, object]) -> bool | None:
     """The test's truth where it is known before the code runs: a literal (`if False:`, `if 0:`),
     `TYPE_CHECKING` (false at run time), a name whose value is known (`constants`: a module constant

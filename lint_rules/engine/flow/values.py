@@ -58,6 +58,8 @@ class ValueWalker:
         self.gated_parts = 0
         """How many parts of expressions being walked run only where a gate of their own expression
         proved that nothing is traced (`not is_compiling() and <part>`): see `gated_part`."""
+        self.bound_in_other_forms: frozenset[str] | None = None
+        """The names the scope binds in forms the walk does not follow (see `none_is_kept`)."""
         self.declared_shared: frozenset[str] | None = None
         """The names a call may rebind (`shared_names`), found at the first test they may decide."""
 
@@ -82,10 +84,19 @@ class ValueWalker:
     def none_test_truth(self, test: ast.expr, state: State) -> bool | None:
         """The truth of a test of names for None where the path knows them not None, or bound to
         `None` (`none_truth`); None when that does not decide it."""
-        none = [key for key, kind in state.kinds.items() if kind == NONE]
+        none = [key for key, kind in state.kinds.items() if kind == NONE and self.none_is_kept(key)]
         if not (state.paths.not_none or none) or none_truth(test, state.paths.not_none, (), none) is None:
             return None
         return none_truth(test, state.paths.not_none, self.shared_names(), none)
+
+    def none_is_kept(self, name: str) -> bool:
+        """The walk sees every rebinding of `name` after its `= None`: the function binds it in no form
+        the walk does not follow (`import ... as name`, a `match` capture, a walrus, also in a
+        comprehension or a default) and reaches no namespace by hand (`exec`, `globals()`, `locals()`,
+        `vars()`)."""
+        if self.bound_in_other_forms is None:
+            self.bound_in_other_forms = names_bound_in_other_forms(self.scope.body_owner)
+        return name not in self.bound_in_other_forms and ANY_NAME not in self.bound_in_other_forms
 
     def shared_names(self) -> frozenset[str]:
         """The names a call may rebind (`shared_names`), found at the first test they may decide."""
@@ -566,6 +577,29 @@ class ValueWalker:
 
     def bind_target(self, target: ast.expr, taint: Taint, kind: str, state: State) -> None:
         raise NotImplementedError  # statements bind; see FunctionWalker
+
+
+ANY_NAME = "*"
+"""In `names_bound_in_other_forms`: the scope may bind any name (`exec`, `globals()`, ...)."""
+NAMESPACE_CALLS = frozenset({"exec", "eval", "globals", "locals", "vars"})
+
+
+def names_bound_in_other_forms(owner: ast.AST) -> frozenset[str]:
+    """The names an import, a `match` capture or a walrus binds anywhere in `owner` (nested scopes
+    included), and ANY_NAME where a call may reach its namespace by hand."""
+    found: set[str] = set()
+    for node in ast.walk(owner):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            found.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            found.add(node.rest)
+        elif isinstance(node, ast.NamedExpr):
+            found.add(node.target.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMESPACE_CALLS:
+            found.add(ANY_NAME)
+    return frozenset(found)
 
 
 def narrowed_by(operand: ast.expr, state: State, truth: bool, module: ModuleFacts, scope: Scope) -> State:

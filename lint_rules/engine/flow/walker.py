@@ -20,6 +20,7 @@ from lint_rules.engine.flow.narrowing import (
     names_known_values_decide,
     narrow,
     narrowed_key,
+    operand_names,
     static_truth,
     subject_key,
 )
@@ -199,6 +200,8 @@ class FunctionWalker(ValueWalker):
     def remember_flag(self, name: str, value: ast.expr, state: State) -> None:
         """`is_dynamic = isinstance(c, DynamicCache)`: a later `if is_dynamic:` narrows like the test."""
         subjects = flag_subjects(value, self.module)
+        if subjects:
+            subjects |= operand_names(value)  # `is_batched = is_batched or ...` stands for no test
         if subjects and name not in subjects:
             state.paths.flags[name] = (value, subjects)
 
