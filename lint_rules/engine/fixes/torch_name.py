@@ -19,6 +19,7 @@ from typing import NamedTuple
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.definitions import statements_at_lines
 from lint_rules.engine.facts.module_text import lines_of_offsets, torch_bindings
+from lint_rules.lines import split_lines
 
 Scope = tuple[int, int, bool]
 """A function's, lambda's or class's first and last line, and whether it is a class."""
@@ -70,7 +71,8 @@ class TorchName(NamedTuple):
         return ""
 
 
-_FACTS: BoundedCache[tuple[int, str], tuple[ast.Module, TorchName]] = BoundedCache(8)
+_FACTS: BoundedCache[tuple[int, str], tuple[str, TorchName]] = BoundedCache(8)
+"""By the module's text (kept, not its tree: the trees of the modules checked last are freed as usual)."""
 
 
 def torch_name_refusal(tree: ast.Module, text: str, owner: ast.AST, name: str = "", line: int = 0) -> str:
@@ -78,18 +80,17 @@ def torch_name_refusal(tree: ast.Module, text: str, owner: ast.AST, name: str = 
     guard writes) as the torch module ("" if it can). Only the statements on the lines of `text` where
     the name occurs other than before a dot or in an import of torch are read."""
     name = name or next(iter(torch_bindings(tree)), "torch")
-    kept = _FACTS.get((id(tree), name))
-    if kept is None or kept[0] is not tree:
-        kept = _FACTS[id(tree), name] = (tree, torch_name_facts(tree, name, candidate_lines(text, name)))
+    kept = _FACTS.get((id(text), name))
+    if kept is None or kept[0] is not text:
+        kept = _FACTS[id(text), name] = (text, torch_name_facts(tree, name, candidate_lines(text, name)))
     return kept[1].refusal(owner, line)
 
 
 def candidate_lines(text: str, name: str) -> list[int]:
     """Cheaply, from the text: the lines where `name` occurs as a word not followed by a dot
     (`torch.arange`), other than as the module of `from torch... import` or in `import torch` /
-    `import torch as name`. Read in NFKC form, as Python reads names (`ｔｏｒｃｈ = None` rebinds
-    `torch`)."""
-    text = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    `import torch as name` at module level; and each line outside ASCII whose NFKC form, as Python
+    reads names, holds the name (`ｔｏｒｃｈ = None` rebinds `torch`)."""
     offsets = []
     for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)(?!\s*\.)", text):
         line_start = text.rfind("\n", 0, match.start()) + 1
@@ -100,7 +101,15 @@ def candidate_lines(text: str, name: str) -> list[int]:
         ):
             continue
         offsets.append(match.start())
-    return lines_of_offsets(text, offsets)
+    lines = set(lines_of_offsets(text, offsets))
+    if not text.isascii():
+        all_lines = split_lines(text)
+        outside_ascii = lines_of_offsets(text, [match.start() for match in NON_ASCII.finditer(text)])
+        lines |= {number for number in outside_ascii if name in unicodedata.normalize("NFKC", all_lines[number - 1])}
+    return sorted(lines)
+
+
+NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 FROM_MODULE = re.compile(r"\s*from\s+")
