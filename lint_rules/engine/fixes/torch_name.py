@@ -4,8 +4,8 @@ A guard writes `isinstance(n, torch.Tensor)` with the module's first name for to
 module has none: the fixer then imports it), and a device rewrite calls the code's own
 `torch.arange` with other arguments. Where that name may hold something else at the fix (a
 parameter or local named `torch`, `torch = None` after the import, `import torch.nn as torch`,
-`del torch`), the fix would raise or call something else for every value, ints included: no
-automatic fix is offered there.
+`del torch`), or is a local that a later or conditional `import torch` binds, the fix would raise
+or call something else for every value, ints included: no automatic fix is offered there.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from lint_rules.engine.facts.module_text import lines_of_offsets, torch_bindings
 from lint_rules.lines import split_lines
 
 Scope = tuple[int, int, bool]
-"""A function's, lambda's or class's first and last line, and whether it is a class."""
+"""A function's or class's first and last line, and whether it is a class."""
 
 
 class TorchName(NamedTuple):
@@ -172,13 +172,10 @@ def definition_scopes(body: list[ast.stmt]) -> list[Scope]:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first = statement.lineno
             scopes.append((first, statement.end_lineno or first, isinstance(statement, ast.ClassDef)))
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            pending.extend(child for child in getattr(statement, field, []) if isinstance(child, ast.stmt))
-        pending.extend(
-            inner
-            for child in getattr(statement, "handlers", []) + getattr(statement, "cases", [])
-            for inner in child.body
-        )
+        for field in ("body", "orelse", "finalbody"):
+            pending.extend(getattr(statement, field, []))
+        for block in [*getattr(statement, "handlers", []), *getattr(statement, "cases", [])]:
+            pending.extend(block.body)
     return scopes
 
 
