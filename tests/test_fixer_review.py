@@ -499,3 +499,21 @@ def test_a_binding_joined_to_the_line_above_by_a_continuation_has_no_automatic_f
     findings = check_text("x.py", source, Settings()).findings
     assert findings and all(finding.fix.kind is FixKind.NONE for finding in findings)
     assert fix_text("x.py", source, Settings()) == source
+
+
+def test_the_fixer_counts_what_it_writes_past_the_search_budget(tmp_path: Path) -> None:
+    """D7: past 16 functions of one module whose callers in other modules are searched, the rest are
+    taken as compiled; the fixer's later rounds, which analyze the rewritten module again, take the
+    same ones as compiled, so it writes exactly the guards it counts (it wrote all 20 and said 16)."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    functions = "".join(
+        f"\n\ndef host{index}(cache, ids):\n    n = cache.get_seq_length()\n    return ids[:, n:]\n"
+        for index in range(20)
+    )
+    path = package / "m.py"
+    path.write_text("import torch" + functions)
+    outcome = fix_item(str(path), Settings(), Mode.WRITE)
+    assert not outcome.error
+    assert len(outcome.applied) == path.read_text().count("int(n.item())") == 16

@@ -22,6 +22,7 @@ import collections
 from collections.abc import Iterator
 
 from lint_rules.engine.facts import expressions as ex
+from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.caches import GENERATION_HOOKS
 from lint_rules.engine.facts.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
 from lint_rules.engine.facts.definitions import (
@@ -47,6 +48,20 @@ MAX_PACKAGE_SEARCHES = 16
 no compiled caller in its module is taken as compiled, as one too many calls away is. The released
 packages of benchmarks/real_code.py search at most 6 in a module; torch's ONNX exporter, with
 `--source-methods size`, asked for some 500 in one module and took minutes."""
+_SEARCHED: BoundedCache[str, set[str]] = BoundedCache(1024)
+"""The functions of each module (by path) whose callers in other modules were searched in this
+process: the budget is the module's for the whole run, so that the fixer's later rounds, which
+analyze the rewritten module again, take the same functions as compiled as its first."""
+
+
+def may_search_callers_of(path: str, name: str) -> bool:
+    searched = _SEARCHED.get(path)
+    if searched is None:
+        searched = _SEARCHED[path] = set()
+    if name not in searched and len(searched) >= MAX_PACKAGE_SEARCHES:
+        return False
+    searched.add(name)
+    return True
 
 
 class CallGraph:
@@ -240,7 +255,7 @@ class CallGraph:
             return ""
         found = self._function_callers_elsewhere.get(id(definition.node))
         if found is None:
-            if len(self._function_callers_elsewhere) < MAX_PACKAGE_SEARCHES:
+            if may_search_callers_of(self.path, definition.name):
                 found = compiled_caller_elsewhere(self.path, definition, CallGraph)
             else:
                 found = f"callers in other modules not searched (more than {MAX_PACKAGE_SEARCHES} functions of this module needed it): taken as compiled"
