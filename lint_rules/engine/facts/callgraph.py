@@ -17,13 +17,11 @@ are looked for in the package's other modules (`package`, `package_methods`).
 from __future__ import annotations
 
 import ast
-import bisect
 import collections
 from collections.abc import Iterator
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
-from lint_rules.engine.facts.caches import GENERATION_HOOKS
 from lint_rules.engine.facts.compiled import cache_protocol_region, compiled_region_of, is_never_compiled
 from lint_rules.engine.facts.definitions import (
     Definition,
@@ -31,13 +29,19 @@ from lint_rules.engine.facts.definitions import (
     caller_class,
     calls_at,
     class_lineage,
-    last_line_of,
     simple_statements,
     statements_at,
-    statements_at_lines,
+)
+from lint_rules.engine.facts.installed import (
+    DISABLERS,
+    functions_in,
+    installations,
+    is_installed,
+    plain_bindings,
+    torch_compiled_names,
 )
 from lint_rules.engine.facts.local_names import LocalNames
-from lint_rules.engine.facts.module_text import import_statements, lines_mentioning, with_non_ascii
+from lint_rules.engine.facts.module_text import lines_mentioning, with_non_ascii
 from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
 from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
 
@@ -438,155 +442,3 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
                         key = ex.dotted_name(target)
                         if key.startswith("self.") and key.count(".") == 1:
                             yield key.removeprefix("self."), ex.called_name(statement.value)
-
-
-def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
-    """The names of the functions the module hands to Dynamo: `torch.compile(fn)` (also
-    `torch.compile(model=fn)`, and `compile` imported from torch under any name),
-    `torch._dynamo.optimize(...)(fn)`. (`torch.jit.script(fn)` as a call is not followed: a region
-    is TorchScript only as a decorator, `compiled.is_torchscript`.)"""
-    words = ["compile", "optimize"]
-    if not lines_mentioning(text, words):
-        return
-    compilers = compiler_names(tree, torch_aliases)
-    lines = lines_mentioning(text, [*words, *(name for name in compilers if "." not in name)])
-    at_lines = statements_at_lines(tree.body, lines)
-    statements = [found for line in lines for found in at_lines.get(line, [])]
-    for node in ex.statement_parts(statements):
-        if not isinstance(node, ast.Call):
-            continue
-        callee = ex.called_name(node.func) if isinstance(node.func, ast.Call) else ex.called_name(node)
-        if callee not in compilers:
-            continue
-        compiled = [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "model")]
-        yield from (ex.dotted_name(value).rpartition(".")[2] for value in compiled if ex.dotted_name(value))
-
-
-def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> set[str]:
-    """How the module writes torch's compilers: `torch.compile`, `th._dynamo.optimize`, a `compile`
-    imported from torch (`from torch import compile as tc`)."""
-    paths = ("compile", "_dynamo.optimize", "compiler.compile")
-    names = {f"{alias}.{path}" for alias in torch_aliases for path in paths}
-    for statement in import_statements(tree.body):
-        if isinstance(statement, ast.ImportFrom) and statement.module in ("torch", "torch._dynamo", "torch.jit"):
-            for alias in statement.names:
-                if f"{statement.module.removeprefix('torch').lstrip('.')}.{alias.name}".lstrip(".") in paths:
-                    names.add(alias.asname or alias.name)
-    return names
-
-
-def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> tuple[bool, list[str]]:
-    """Code of the module installs the function `name` as an attribute or an item of an object (a
-    model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
-    types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
-    `FUNCTIONS["sdpa"] = fn`, `module.register_forward_pre_hook(fn)`. A model's forward may call what
-    is installed on it, so it counts as compiled, unless installed as a generation method
-    (`installed_as_generation_hook`), which runs on the host. Only the statements on the `lines` that name it are read. Also gives the plain names
-    the function is bound to there (`fn = patched`), which may be installed in turn."""
-    at_lines = statements_at_lines(tree.body, lines)
-    aliases: list[str] = []
-    for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
-        for attribute, value in installations(statement, spans_any(statement, setattr_lines)):
-            if not installed_as_generation_hook(attribute, name) and name in functions_in(value):
-                return True, []
-        aliases += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
-    return False, aliases
-
-
-def plain_bindings(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
-    """(name, value) for `name = value` (also annotated)."""
-    if isinstance(statement, ast.Assign):
-        yield from ((target.id, statement.value) for target in statement.targets if isinstance(target, ast.Name))
-    elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
-        yield statement.target.id, statement.value
-
-
-def installed_as_generation_hook(attribute: str, name: str) -> bool:
-    """Installed under a generation method's name, or kept as one under a name that ends with its own
-    (`self.base_model_prepare_inputs_for_generation = base.prepare_inputs_for_generation`)."""
-    return attribute in GENERATION_HOOKS or (name in GENERATION_HOOKS and attribute.endswith(name))
-
-
-def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
-    """Whether one of the sorted `lines` lies within the statement (its first line to its last)."""
-    index = bisect.bisect_left(lines, statement.lineno)
-    return index < len(lines) and lines[index] <= last_line_of(statement)
-
-
-def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple[str, ast.expr]]:
-    """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
-    and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`; the name is ""
-    where it cannot be read. `may_call_setattr` False (no line of the statement says `setattr`) skips
-    the search for the call."""
-    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        for target in targets:
-            yield from bound_members(target, statement.value)
-    for node in ex.statement_parts([statement]):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FORWARD_HOOKS:
-            yield "", node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "hook"), node)
-    if not may_call_setattr:
-        return
-    for node in ex.statement_parts([statement]):
-        if isinstance(node, ast.Call) and ex.called_name(node) == "setattr" and len(node.args) == 3:
-            name = node.args[1]
-            yield (name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else ""), node.args[2]
-
-
-DISABLERS = ("compiler.disable", "_dynamo.disable")
-"""`torch.compiler.disable(fn)`, `torch._dynamo.disable(fn)`: what they wrap runs eagerly."""
-FORWARD_HOOKS = frozenset(
-    {
-        "register_forward_hook",
-        "register_forward_pre_hook",
-        "register_module_forward_hook",
-        "register_module_forward_pre_hook",
-    }
-)
-"""nn.Module's hooks that run inside the module's call: a compiled module runs them compiled."""
-
-
-def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
-    if isinstance(target, (ast.Tuple, ast.List)):
-        values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value] * len(target.elts)
-        if len(values) != len(target.elts):
-            values = [value] * len(target.elts)
-        for element, element_value in zip(target.elts, values, strict=True):
-            yield from bound_members(element, element_value)
-    elif isinstance(target, ast.Attribute):
-        yield target.attr, value
-    elif isinstance(target, ast.Subscript):
-        key = target.slice
-        yield (key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""), value
-
-
-def functions_in(value: ast.expr) -> set[str]:
-    """The names a value may hand over as a function: every name and attribute in it (`fn`,
-    `self._patched`, `types.MethodType(fn, model)`, `fn.__get__(model)`, `a if flag else b`), except
-    the functions it calls to build the value, outside a lambda (`make(x)` hands over what `make`
-    returns)."""
-    found: set[str] = set()
-    pending: list[tuple[ast.expr, bool]] = [(value, False)]
-    while pending:
-        node, in_lambda = pending.pop()
-        if isinstance(node, ast.Name):
-            found.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
-        if isinstance(node, ast.Call) and not in_lambda:
-            children: list[ast.AST] = [*node.args, *(keyword.value for keyword in node.keywords)]
-            if not isinstance(node.func, ast.Name):  # `fn.__get__(model)` hands over `fn`
-                children.append(node.func.value if isinstance(node.func, ast.Attribute) else node.func)
-        else:
-            children = list(ast.iter_child_nodes(node))
-        inside_lambda = in_lambda or isinstance(node, ast.Lambda)
-        pending.extend((child, inside_lambda) for child in children if isinstance(child, ast.expr))
-    return found
-
-
-def bound_function(value: ast.expr) -> ast.expr:
-    """`fn`, `types.MethodType(fn, module)` or `functools.partial(fn, ...)`: the function itself."""
-    wrapper = ex.called_name(value).rpartition(".")[2] if isinstance(value, ast.Call) else ""
-    if isinstance(value, ast.Call) and wrapper in {"MethodType", "partial"} and value.args:
-        return value.args[0]
-    return value
