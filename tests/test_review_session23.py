@@ -129,3 +129,38 @@ def test_twin_a_closure_after_the_enclosing_functions_own_import_keeps_its_fix()
         """
     )
     assert "int(n.item())" in fix_text("x.py", source, Settings())
+
+
+METHOD_AS_VALUE = """\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    @property
+    def tail(self):
+        n = self.cache.get_seq_length()
+        return self.ids[:, n:]
+
+    def _inner(self, ids):
+        n = self.cache.get_seq_length()
+        return ids[:, n:]
+
+    def {caller}(self, ids):
+        return {body}
+"""
+
+
+@pytest.mark.parametrize(
+    "body", ["torch.utils.checkpoint.checkpoint(self._inner, ids)", "self.tail"], ids=["handed-on", "property"]
+)
+def test_a_method_a_forward_reads_without_calling_is_compiled(body: str) -> None:
+    """`checkpoint(self._inner, x)` and a property read in a forward run the method there."""
+    found = analyze_source(METHOD_AS_VALUE.format(caller="forward", body=body), "m.py")
+    read = "tail" if body == "self.tail" else "_inner"
+    assert [finding.compiled_region != "" for finding in found if finding.function.endswith(read)] == [True]
+
+
+def test_twin_a_method_handed_on_in_host_code_stays_host_code() -> None:
+    found = analyze_source(METHOD_AS_VALUE.format(caller="run", body="list(map(self._inner, [ids]))"), "m.py")
+    assert [finding.compiled_region for finding in found if finding.function.endswith("_inner")] == [""]

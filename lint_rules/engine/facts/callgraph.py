@@ -333,15 +333,18 @@ class CallGraph:
         module-level function may also be called wherever it is handed on as a value (`fn = helper`,
         `map(helper, xs)`, a default `fn=helper`) or through a module-level name bound to a value
         that holds it (`h = helper`, `TABLE = {"a": helper}`): a function that mentions it, or such a
-        name, counts as a caller."""
+        name, counts as a caller; so does a method of the class family that reads a method as
+        `self.m` without calling it (`checkpoint(self._inner, x)`, a property)."""
         name = definition.name
         is_module_function = definition.parent is None and definition.enclosing_class is None
         for line in self.lines_naming(name):
             caller = self.definitions.innermost_function_at(line)
             if caller is None or caller is definition:
                 continue
-            if any(self.may_call(call, caller, definition) for call in calls_at(caller.node, line, name)) or (
-                is_module_function and self.hands_on(caller, line, name, calls=False)
+            if (
+                any(self.may_call(call, caller, definition) for call in calls_at(caller.node, line, name))
+                or (is_module_function and self.hands_on(caller, line, name, calls=False))
+                or (definition.enclosing_class is not None and self.reads_method(caller, line, definition))
             ):
                 yield caller, line
         if is_module_function:
@@ -381,6 +384,28 @@ class CallGraph:
             and node.lineno == line
             and id(node) not in called
             and self.local_names.holder(name, caller, node).is_module_level
+            for node in nodes
+        )
+
+    def reads_method(self, caller: Definition, line: int, method: Definition) -> bool:
+        """`self.m` or `cls.m` read on `line` of a method of the same class family without being called
+        there: handed on (`checkpoint(self._inner, x)`) or a property read (`self.length`)."""
+        cls, own = caller_class(caller), method.enclosing_class
+        function = caller.node
+        if cls is None or own is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if own not in self.lineage(cls) and cls not in self.lineage(own):
+            return False
+        nodes = [node for statement in statements_at(function.body, line) for node in ast.walk(statement)]
+        called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+        return any(
+            isinstance(node, ast.Attribute)
+            and node.attr == method.name
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")
+            and node.lineno == line
+            and id(node) not in called
             for node in nodes
         )
 
