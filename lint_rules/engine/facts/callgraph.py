@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import collections
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
@@ -42,8 +42,18 @@ from lint_rules.engine.facts.installed import (
 )
 from lint_rules.engine.facts.local_names import LocalNames
 from lint_rules.engine.facts.module_text import lines_mentioning, with_non_ascii
-from lint_rules.engine.facts.package import compiled_caller_elsewhere, has_callers_elsewhere
-from lint_rules.engine.facts.package_methods import compiled_method_caller_elsewhere, look_for_calls
+from lint_rules.engine.facts.package import (
+    MAX_MODULE_HOPS,
+    ModuleHop,
+    compiled_caller_elsewhere,
+    has_callers_elsewhere,
+    named_elsewhere,
+)
+from lint_rules.engine.facts.package_methods import (
+    compiled_method_caller_elsewhere,
+    look_for_calls,
+    other_files_calling,
+)
 
 MAX_CALL_DEPTH = 12
 MAX_PACKAGE_SEARCHES = 16
@@ -52,20 +62,38 @@ MAX_PACKAGE_SEARCHES = 16
 no compiled caller in its module is taken as compiled, as one too many calls away is. The released
 packages of benchmarks/real_code.py search at most 6 in a module; torch's ONNX exporter, with
 `--source-methods size`, asked for some 500 in one module and took minutes."""
-_SEARCHED: BoundedCache[str, set[str]] = BoundedCache(1024)
+_SEARCHED: BoundedCache[tuple[str, str], set[str]] = BoundedCache(1024)
 """The functions of each module (by path) whose callers in other modules were searched in this
-process: the budget is the module's for the whole run, so that the fixer's later rounds, which
-analyze the rewritten module again, take the same functions as compiled as its first."""
+process, for each module analyzed: the budget is the analyzed module's for the whole run, so that
+the fixer's later rounds, which analyze the rewritten module again, take the same functions as
+compiled as its first, whatever other modules were analyzed before."""
 
 
-def may_search_callers_of(path: str, name: str) -> bool:
-    searched = _SEARCHED.get(path)
+def may_search_callers_of(hop: ModuleHop, path: str, name: str) -> bool:
+    searched = _SEARCHED.get((hop.origin, path))
     if searched is None:
-        searched = _SEARCHED[path] = set()
+        searched = _SEARCHED[hop.origin, path] = set()
     if name not in searched and len(searched) >= MAX_PACKAGE_SEARCHES:
         return False
     searched.add(name)
     return True
+
+
+SEARCHING: set[tuple[str, Hashable]] = set()
+"""The functions (module path, `CallGraph.search_key`) whose callers in other modules are being searched."""
+
+
+class CycleCuts:
+    """How many times a search met a function already being searched: an answer found below such a
+    meeting may lack what the search further up finds, so it is not kept."""
+
+    count = 0
+
+
+CYCLE_CUTS = CycleCuts()
+TAKEN_AS_COMPILED_PAST_HOPS = (
+    f"callers more than {MAX_MODULE_HOPS} modules away not searched, and another module names it: taken as compiled"
+)
 
 
 class CallGraph:
@@ -76,10 +104,13 @@ class CallGraph:
         definitions: DefinitionIndex,
         torch_aliases: frozenset[str],
         path: str = "",
+        hop: ModuleHop | None = None,
     ) -> None:
         """`path`: the module's file, whose package is searched for compiled callers in other modules
-        ("" for none: a module read for another one's sake is judged on its own)."""
+        ("" for none: the module is judged on its own); `hop`: where the module stands in a search
+        that another module's analysis started (None: the module is the one analyzed)."""
         self.path = path
+        self.hop = hop or ModuleHop(path)
         self.tree = tree
         self.text = text
         self.definitions = definitions
@@ -92,11 +123,8 @@ class CallGraph:
         self._lines_naming: dict[str, list[int]] = {}
         self._setattr_lines: list[int] | None = None
         self._lineages: dict[int, list[ast.ClassDef]] = {}
-        self._method_callers_elsewhere: dict[tuple[str, frozenset[str]], str] = {}
-        """What `compiled_method_caller_elsewhere` found, by method name and related classes: the
-        methods of one class family (a cache's layers) ask the same question once each."""
-        self._function_callers_elsewhere: dict[int, str] = {}
-        """What `compiled_caller_elsewhere` found for each module-level function (`MAX_PACKAGE_SEARCHES`)."""
+        self._callers_elsewhere: dict[Hashable, str] = {}
+        """What `compiled_caller_elsewhere` found, by `search_key`."""
         self.local_names = LocalNames(text, definitions)
 
     # ----- resolving a call -------------------------------------------------------------------
@@ -230,41 +258,75 @@ class CallGraph:
             region = f"more than {MAX_CALL_DEPTH} calls from its callers' callers: taken as compiled"
             self._regions[id(definition.node)] = region
             return region
-        if self.path:
-            look_for_calls(self.path, [found.name for found, _ in reached.values() if self.is_package_method(found)])
-        for reached_definition, _ in list(reached.values()):
-            region = self.compiled_caller_elsewhere(reached_definition) if self.path else ""
-            if region:
-                return self.remember_path(definition, reached_definition, region, reached)
-        for key in reached:
-            self._regions[key] = ""
+        cuts = CYCLE_CUTS.count
+        definitions = [found for found, _ in reached.values()]
+        region, reached_definition = self.region_elsewhere(definitions) if self.path else ("", definition)
+        if region:
+            return self.remember_path(definition, reached_definition, region, reached)
+        if not self.hop.depth or CYCLE_CUTS.count == cuts:  # else it depends on the search that led here
+            for key in reached:
+                self._regions[key] = ""
         return ""
+
+    def region_elsewhere(self, definitions: list[Definition]) -> tuple[str, Definition]:
+        """The first of `definitions` that another module of the package runs compiled, and why."""
+        if self.hop.at_the_limit:
+            named = [found for found in definitions if self.named_elsewhere(found)]
+            return (TAKEN_AS_COMPILED_PAST_HOPS, named[0]) if named else ("", definitions[0])
+        look_for_calls(self.path, [found.name for found in definitions if self.is_package_method(found)])
+        for found in definitions:
+            region = self.compiled_caller_elsewhere(found)
+            if region:
+                return region, found
+        return "", definitions[0]
+
+    def named_elsewhere(self, definition: Definition) -> bool:
+        if definition.enclosing_class is None:
+            return named_elsewhere(self.path, definition)
+        return self.is_package_method(definition) and bool(other_files_calling(self.path, definition.name))
 
     def compiled_caller_elsewhere(self, definition: Definition) -> str:
         """Why a module-level function, or a method of a module-level class, runs compiled because
-        another module of the package calls it from a compiled region ("" when none does)."""
+        another module of the package calls it from a compiled region ("" when none does). A
+        function already being searched for further up (modules that call each other) adds nothing."""
+        key = self.search_key(definition)
+        if key in self._callers_elsewhere:
+            return self._callers_elsewhere[key]
+        if (self.path, key) in SEARCHING:
+            CYCLE_CUTS.count += 1
+            return ""
+        SEARCHING.add((self.path, key))
+        cuts = CYCLE_CUTS.count
+        try:
+            found = self.search_callers_elsewhere(definition)
+        finally:
+            SEARCHING.discard((self.path, key))
+        if found or not self.hop.depth or CYCLE_CUTS.count == cuts:
+            self._callers_elsewhere[key] = found
+        return found
+
+    def search_key(self, definition: Definition) -> Hashable:
+        """A function by its name; a method by its name and related classes (the methods of one
+        class family, a cache's layers, ask the same question once)."""
+        cls = definition.enclosing_class
+        return definition.name if cls is None else (definition.name, self.related_classes(cls))
+
+    def search_callers_elsewhere(self, definition: Definition) -> str:
         cls = definition.enclosing_class
         if cls is None:
             return self.function_caller_elsewhere(definition)
         if not self.is_package_method(definition):
             return ""
-        key = (definition.name, self.related_classes(cls))
-        if key not in self._method_callers_elsewhere:
-            found = compiled_method_caller_elsewhere(self.path, *key, CallGraph)
-            self._method_callers_elsewhere[key] = found
-        return self._method_callers_elsewhere[key]
+        return compiled_method_caller_elsewhere(
+            self.path, definition.name, self.related_classes(cls), CallGraph, self.hop
+        )
 
     def function_caller_elsewhere(self, definition: Definition) -> str:
         if not has_callers_elsewhere(self.path, definition):
             return ""
-        found = self._function_callers_elsewhere.get(id(definition.node))
-        if found is None:
-            if may_search_callers_of(self.path, definition.name):
-                found = compiled_caller_elsewhere(self.path, definition, CallGraph)
-            else:
-                found = f"callers in other modules not searched (more than {MAX_PACKAGE_SEARCHES} functions of this module needed it): taken as compiled"
-            self._function_callers_elsewhere[id(definition.node)] = found
-        return found
+        if may_search_callers_of(self.hop, self.path, definition.name):
+            return compiled_caller_elsewhere(self.path, definition, CallGraph, self.hop)
+        return f"callers in other modules not searched (more than {MAX_PACKAGE_SEARCHES} functions of this module needed it): taken as compiled"
 
     def is_package_method(self, definition: Definition) -> bool:
         """A method of a module-level class (which other modules can import)."""

@@ -6,8 +6,11 @@ Here, module-level functions (methods: `package_methods`), through `from ... imp
 or a name bound to their module (`from . import rope` ... `rope.f()`, `import pkg.rope as r` ...
 `r.f()`, `import pkg.rope` ... `pkg.rope.f()`), also when a package's `__init__.py` re-exports it
 under its own name (`from pkg import f`, `import pkg` ... `pkg.f()`; not through `import *`, an
-assignment or another name), in the other modules of the same top package, and one module away:
-the callers' own compiled reach is judged within their module. Files are found by their text (the
+assignment or another name), in the other modules of the same top package. A caller found so
+that no compiled region of its own module reaches is searched for in the same way, up to
+`MAX_MODULE_HOPS` modules away from the function (a `forward` in `modeling.py` calling `layers.py`'s
+`attend`, which calls `positions.py`'s `trim`); a search cut there takes the function as compiled
+when another module names a function it reached. Files are found by their text (the
 function's name, then their import lines, each parsed alone: `may_import`) before they are parsed,
 and each is parsed once while it stays among the most recently used (`module_files.parsed_module`).
 """
@@ -19,8 +22,9 @@ import codecs
 import functools
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
@@ -29,6 +33,9 @@ from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, impor
 from lint_rules.engine.facts.module_files import STAMPS, file_stamp, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.module_text import lines_mentioning, torch_aliases
 
+MAX_MODULE_HOPS = 4
+"""How many modules away from a function its compiled callers are looked for: the module of each
+caller found is searched in turn, to this depth."""
 MAX_PACKAGE_FILES = 5000
 """A package larger than this is not scanned (its cross-module callers are not looked for)."""
 MAX_IMPORT_LISTS = 2048
@@ -43,11 +50,33 @@ IMPORT_AFTER_A_STATEMENT = re.compile(rb"[;:][ \t]*(?:from[ \t]+[\w.]+[ \t]+)?im
 """An import that does not open its line (`x = 1; import m`, `if flag: from m import f`)."""
 
 
+class ModuleHop(NamedTuple):
+    """Where a module's call graph stands in a search across modules: the module being analyzed
+    (`origin`, whose budget of searches it spends) and how many modules away from it this one is."""
+
+    origin: str
+    depth: int = 0
+
+    @property
+    def at_the_limit(self) -> bool:
+        """Callers in other modules are not searched from here (`MAX_MODULE_HOPS`)."""
+        return self.depth >= MAX_MODULE_HOPS
+
+    def next(self) -> ModuleHop:
+        return ModuleHop(self.origin, self.depth + 1)
+
+
 class Graph(Protocol):
     """What this module needs of `callgraph.CallGraph` (which builds on this module)."""
 
     def __init__(
-        self, tree: ast.Module, text: str, definitions: DefinitionIndex, torch_aliases: frozenset[str]
+        self,
+        tree: ast.Module,
+        text: str,
+        definitions: DefinitionIndex,
+        torch_aliases: frozenset[str],
+        path: str = "",
+        hop: ModuleHop | None = None,
     ) -> None: ...
 
     def compiled_region(self, definition: Definition) -> str: ...
@@ -59,19 +88,31 @@ class Graph(Protocol):
     def attribute_classes(self, cls: ast.ClassDef) -> dict[str, str]: ...
 
 
-def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph]) -> str:
+def compiled_caller_elsewhere(path: str, function: Definition, graph: type[Graph], hop: ModuleHop) -> str:
     """Why `function` (module-level, in the module at `path`) runs compiled because another module of
     its package calls it from a compiled region; "" when none does."""
+    for file, (module_name, name) in naming_files(path, function):
+        region = compiled_call_in(file, module_name, name, graph, hop)
+        if region:
+            return region
+    return ""
+
+
+def named_elsewhere(path: str, function: Definition) -> bool:
+    """Whether another module of the package may call `function` (module-level): its text names the
+    function and may import it."""
+    return any(may_name(file, *module) for file, module in naming_files(path, function))
+
+
+def naming_files(path: str, function: Definition) -> Iterator[tuple[Path, tuple[str, str]]]:
+    """The package's other files, each with the module name and the function's name to look for."""
     module_name, root = module_name_of(path)
     if root is None or not has_callers_elsewhere(path, function):
-        return ""
+        return
     this_file = Path(path).resolve()
     for file in package_files(root / module_name.split(".")[0]):
         if file != this_file:
-            region = compiled_call_in(file, module_name, function.name, graph)
-            if region:
-                return region
-    return ""
+            yield file, (module_name, function.name)
 
 
 def has_callers_elsewhere(path: str, function: Definition) -> bool:
@@ -132,14 +173,20 @@ def is_package_folder(entry: os.DirEntry[str]) -> bool:
     return not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
 
 
-def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph]) -> str:
-    """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
+def may_name(file: Path, module_name: str, function_name: str) -> bool:
+    """Cheaply: the file's text names the function and one of its imports may bind it or its module."""
     try:
         raw = read_bytes(file)
     except OSError:
+        return False
+    return function_name.encode() in raw and may_import(file, raw, module_name, function_name)
+
+
+def compiled_call_in(file: Path, module_name: str, function_name: str, graph_type: type[Graph], hop: ModuleHop) -> str:
+    """The compiled region of `file` that calls `function_name` imported from `module_name`, if any."""
+    if not may_name(file, module_name, function_name):
         return ""
-    if function_name.encode() not in raw or not may_import(file, raw, module_name, function_name):
-        return ""
+    raw = read_bytes(file)
     tree = parsed_module(file)
     if tree is None:
         return ""
@@ -148,7 +195,7 @@ def compiled_call_in(file: Path, module_name: str, function_name: str, graph_typ
         return ""
     text = raw.decode("utf-8", errors="replace")
     definitions = DefinitionIndex(tree, text)
-    graph = graph_type(tree, text, definitions, torch_aliases(tree))
+    graph = graph_type(tree, text, definitions, torch_aliases(tree), str(file), hop.next())
     words = sorted(local_names | ({function_name} if modules else set()))
     for line in lines_mentioning(text, words, whole_words=True):
         caller = definitions.innermost_function_at(line)

@@ -15,7 +15,7 @@ The related classes are the method's class, its bases and its subclasses in its 
 through any of them may run it (a subclass that overrides the method is counted too: when in
 doubt, compiled). A call on a receiver whose class is unknown, a class built from another module's
 class two modules away and a constructor call (`Helper(...)` running `__init__`) are not followed;
-the callers' own compiled reach is judged within their module.
+a caller's own compiled reach is searched for in turn, as for functions (`package.MAX_MODULE_HOPS`).
 
 Not searched: the methods named as transformers' `GenerationMixin` defines them (`generate`,
 `prepare_inputs_for_generation`, `_prefill`, ...: `caches.GENERATION_HOOKS_5X`), which the generation
@@ -42,7 +42,7 @@ from lint_rules.engine.facts.imports import RE_EXPORT_HOPS, bound_modules, impor
 from lint_rules.engine.facts.module_files import file_bytes, file_stamp, module_name_of, parsed_module, read_bytes
 from lint_rules.engine.facts.module_names import nested_imports
 from lint_rules.engine.facts.module_text import def_of, lines_mentioning, torch_aliases
-from lint_rules.engine.facts.package import Graph, package_files
+from lint_rules.engine.facts.package import Graph, ModuleHop, package_files
 from lint_rules.engine.facts.receiver_classes import may_show_receivers, receiver_classes
 from lint_rules.lines import split_lines
 
@@ -51,21 +51,29 @@ ClassNamer = Callable[[str], bool]
 method's related classes."""
 
 
-def compiled_method_caller_elsewhere(path: str, method: str, classes: frozenset[str], graph: type[Graph]) -> str:
+def compiled_method_caller_elsewhere(
+    path: str, method: str, classes: frozenset[str], graph: type[Graph], hop: ModuleHop
+) -> str:
     """Why the method `method` of a module-level class of the module at `path` runs compiled because
     another module of its package calls it from a compiled region (`classes`: the names of its
     related classes in that module); "" when none does."""
     module_name, root = module_name_of(path)
-    if root is None or not module_name or not classes or not is_searched(method):
+    if root is None or not module_name or not classes:
         return ""
-    this_file = Path(path).resolve()
-    top = root / module_name.split(".")[0]
-    for file in files_calling(top, [method])[method]:
-        if file != this_file:
-            region = compiled_method_call_in(file, (module_name, root), method, classes, graph)
-            if region:
-                return region
+    for file in other_files_calling(path, method):
+        region = compiled_method_call_in(file, (module_name, root), method, classes, graph, hop)
+        if region:
+            return region
     return ""
+
+
+def other_files_calling(path: str, method: str) -> list[Path]:
+    """The package's other files whose text has a call `.method(`, for a searched method."""
+    module_name, root = module_name_of(path)
+    if root is None or not module_name or not is_searched(method):
+        return []
+    this_file = Path(path).resolve()
+    return [file for file in files_calling(root / module_name.split(".")[0], [method])[method] if file != this_file]
 
 
 def is_searched(method: str) -> bool:
@@ -110,7 +118,12 @@ def files_calling(top: Path, methods: list[str]) -> dict[str, tuple[Path, ...]]:
 
 
 def compiled_method_call_in(
-    file: Path, module: tuple[str, Path | None], method: str, classes: frozenset[str], graph_type: type[Graph]
+    file: Path,
+    module: tuple[str, Path | None],
+    method: str,
+    classes: frozenset[str],
+    graph_type: type[Graph],
+    hop: ModuleHop,
 ) -> str:
     """The compiled region of `file` that calls `method` through one of `classes` of `module`, if any."""
     data = file_bytes(file, file_stamp(file))
@@ -123,7 +136,7 @@ def compiled_method_call_in(
     if tree is None:
         return ""
     names_class = class_namer(tree, str(file), module, classes)
-    definitions, graph = module_graph(file, tree, text, graph_type)
+    definitions, graph = module_graph(file, tree, text, graph_type, hop.next())
     for line in lines_mentioning(text, [method], whole_words=True):
         caller = definitions.innermost_function_at(line)
         if caller is None or not any(
@@ -137,18 +150,22 @@ def compiled_method_call_in(
 
 
 MAX_GRAPHS = 8
-_GRAPHS: BoundedCache[tuple[Path, int], tuple[ast.Module, DefinitionIndex, Graph]] = BoundedCache(MAX_GRAPHS)
+_GRAPHS: BoundedCache[tuple[Path, int, ModuleHop], tuple[ast.Module, DefinitionIndex, Graph]] = BoundedCache(MAX_GRAPHS)
 """The call graphs of the modules searched last: the methods of a module's classes (a cache's
 layers) are searched for in the same few modules in turn."""
 
 
-def module_graph(file: Path, tree: ast.Module, text: str, graph_type: type[Graph]) -> tuple[DefinitionIndex, Graph]:
-    """The definitions and call graph of the module in `file` (its tree `tree`), kept while it is unchanged."""
-    key = (file, file_stamp(file))
+def module_graph(
+    file: Path, tree: ast.Module, text: str, graph_type: type[Graph], hop: ModuleHop
+) -> tuple[DefinitionIndex, Graph]:
+    """The definitions and call graph of the module in `file` (its tree `tree`) at `hop` of a search,
+    kept while it is unchanged."""
+    key = (file, file_stamp(file), hop)
     kept = _GRAPHS.get(key)
     if kept is None or kept[0] is not tree:
         definitions = DefinitionIndex(tree, text)
-        kept = _GRAPHS[key] = (tree, definitions, graph_type(tree, text, definitions, torch_aliases(tree)))
+        graph = graph_type(tree, text, definitions, torch_aliases(tree), str(file), hop)
+        kept = _GRAPHS[key] = (tree, definitions, graph)
     return kept[1], kept[2]
 
 
