@@ -22,6 +22,7 @@ from lint_rules.engine.facts.attribute_bindings import EVERY_ATTRIBUTE, attribut
 from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.module_files import module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.module_text import whole_word
 from lint_rules.engine.facts.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
@@ -35,7 +36,7 @@ def only_int_length_classes_have(facts: ClassFacts, attribute: str) -> bool:
     module, root = facts.module
     if root is None or not module:
         return False
-    named = re.compile(rb"\b" + re.escape(attribute.encode()) + rb"\b")
+    named = re.compile(whole_word(attribute).encode())
     has_owners = False
     for file in whole_package_files(root / module.partition(".")[0]):
         try:

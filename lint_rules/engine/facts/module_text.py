@@ -385,7 +385,16 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
 
 def declared_global(name: str, text: str) -> bool:
     """A `global` statement may name `name` (a literal search first: most modules have none)."""
-    return "global" in text and re.search(rf"\bglobal\b[^\n]*\b{re.escape(name)}\b", text) is not None
+    return "global" in text and re.search(rf"{whole_word('global')}[^\n]*\b{re.escape(name)}\b", text) is not None
+
+
+def whole_word(*words: str, not_after: str = r"\w") -> str:
+    """A regex for any of `words` (identifiers) where no character of `not_after` comes before it and
+    no word character after it, written literal first: for a pattern that starts with a literal, `re`
+    finds the literal before it tries the rest, and a leading `\b` would make it try every position
+    of the text (some 30 times slower over a module)."""
+    alternatives = [rf"{re.escape(word)}(?<!{not_after}{re.escape(word)})" for word in words]
+    return (alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")") + r"(?!\w)"
 
 
 BOOL_BINDING_LINE = re.compile(r"[ \t]*(\w+)[ \t]*=[ \t]*(?:True|False)[ \t]*(?:#.*)?")

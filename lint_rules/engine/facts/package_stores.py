@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_module, read_bytes
+from lint_rules.engine.facts.module_text import whole_word
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
     OutsideCounts,
@@ -57,7 +58,7 @@ def stored_elsewhere(
         return False
 
     def search() -> bool:
-        named = re.compile(rb"\b(?:" + b"|".join(re.escape(name.encode()) for name in sorted(watched)) + rb")\b")
+        named = re.compile(whole_word(*sorted(watched)).encode())
         for file in whole_package_files(top):
             other_module, _ = module_name_of(str(file))
             if other_module == module:

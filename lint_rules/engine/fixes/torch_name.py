@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.definitions import statements_at_lines
-from lint_rules.engine.facts.module_text import lines_of_offsets, torch_bindings
+from lint_rules.engine.facts.module_text import lines_of_offsets, torch_bindings, whole_word
 from lint_rules.lines import split_lines
 
 Scope = tuple[int, int, bool]
@@ -92,7 +92,7 @@ def candidate_lines(text: str, name: str) -> list[int]:
     `import torch as name` at module level; and each line outside ASCII whose NFKC form, as Python
     reads names, holds the name (`ｔｏｒｃｈ = None` rebinds `torch`)."""
     offsets = []
-    for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)(?!\s*\.)", text):
+    for match in re.finditer(whole_word(name, not_after=r"[\w.]") + r"(?!\s*\.)", text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end != -1 else len(text)]

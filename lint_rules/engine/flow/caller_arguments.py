@@ -45,7 +45,7 @@ from lint_rules.engine.facts.attribute_receivers import receiver_length_kind
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition, statements_at_lines
 from lint_rules.engine.facts.module_facts import ModuleFacts
-from lint_rules.engine.facts.module_text import bound_names, own_scope_nodes
+from lint_rules.engine.facts.module_text import bound_names, own_scope_nodes, whole_word
 from lint_rules.engine.flow.closures import bindings_of, has_int_length, names_bound_to_int_length_caches
 from lint_rules.engine.flow.known_callers import (
     class_runs_only_module_code,
@@ -246,7 +246,7 @@ class CallerArguments:
 def receiver_pattern(parameter: str, methods: frozenset[str]) -> re.Pattern[str]:
     called = "|".join(map(re.escape, sorted(methods)))
     name = re.escape(parameter)
-    return re.compile(rf"\b{name}\s*\.\s*(?:{called})\b|\bgetattr\(\s*{name}\s*,")
+    return re.compile(rf"{whole_word(parameter)}\s*\.\s*(?:{called})\b|{whole_word('getattr')}\(\s*{name}\s*,")
 
 
 def passed_argument(

@@ -20,6 +20,7 @@ from pathlib import Path
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_files import parsed_module, read_bytes
+from lint_rules.engine.facts.module_text import whole_word
 from lint_rules.engine.facts.package import package_files, package_top
 
 NESTED_SCOPES = (ast.Lambda, *ex.COMPREHENSIONS)
@@ -226,7 +227,7 @@ def reached_elsewhere(top: Path, this_file: Path, name: str) -> bool:
     files = package_files(top)
     if not files:
         return True
-    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    word = re.compile(whole_word(name).encode())
     for file in files:
         if file == this_file:
             continue
