@@ -95,6 +95,7 @@ class ClassFacts(ClassProperties):
         self._rebinding_subclasses: dict[str, bool] = {}
         self._counters_kept_below: dict[int, bool] = {}
         self._kept_elsewhere: dict[tuple[int, bool], bool] = {}
+        self._kinds_in_module: dict[tuple[str, bool], str] = {}
 
     # ----- length kinds -----------------------------------------------------------------------
 
@@ -112,7 +113,10 @@ class ClassFacts(ClassProperties):
     def kind_in_its_module(self, name: str, as_a_base: bool = False) -> str:
         """The kind as the class's module (and its bases') read it, before what the package's other
         modules do to it (`kept_elsewhere`): what a module asks of another one's class."""
-        return self.unless_replaced(self.named_kind(name, as_a_base))
+        key = (name, as_a_base)
+        if key not in self._kinds_in_module:
+            self._kinds_in_module[key] = self.unless_replaced(self.named_kind(name, as_a_base))
+        return self._kinds_in_module[key]
 
     def named_class_kept_int_elsewhere(self, name: str, exact: bool = False) -> bool:
         """Each package class `name` may stand for keeps its int in the package's other modules."""

@@ -179,7 +179,7 @@ def class_header(name: str) -> re.Pattern[bytes]:
 def lines_mentioning(text: str, names: Sequence[str], whole_words: bool = False) -> list[int]:
     """The 1-based numbers of the lines where any of `names` occurs (with `whole_words`, not as part
     of a longer identifier), sorted."""
-    if all(name.isascii() and name.isidentifier() for name in names):
+    if len(names) > 1 and all(name.isascii() and name.isidentifier() for name in names):
         matches = any_of(tuple(names)).finditer(text)
         return lines_of_offsets(
             text, [match.start() for match in matches if not whole_words or is_whole_word(text, *match.span())]
