@@ -401,6 +401,55 @@ REACHED_AS_A_VALUE = {
 
         fast = torch._dynamo.optimize("inductor")(step)
     """,
+    "a compiler bound to a module-level name": """
+        import torch
+
+        compile_fn = torch.compile
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = compile_fn(step)
+    """,
+    "a compiler bound to a module-level name, as a decorator": """
+        import torch
+
+        compile_fn = torch.compile
+
+        @compile_fn
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
+    "`torch._dynamo` imported under another name": """
+        import torch
+        import torch._dynamo as dynamo
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = dynamo.optimize("inductor")(step)
+    """,
+    "`torch._dynamo` imported under another name, as a decorator": """
+        import torch
+        from torch import _dynamo as td
+
+        @td.optimize("inductor")
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
+    "`compile` imported from torch, as a decorator": """
+        import torch
+        from torch import compile as tc
+
+        @tc(fullgraph=True)
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
     "a forward pre-hook": """
         import torch
         from torch import nn
@@ -427,6 +476,28 @@ def test_a_function_a_compiled_region_reaches_as_a_value_gets_no_guard(case: str
 
 
 HOST_VALUES = {
+    "a name bound to something other than a compiler": """
+        import torch
+        import functools
+
+        compile_fn = functools.lru_cache
+
+        @compile_fn
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = compile_fn(step)
+    """,
+    "a module of torch that is not a compiler's": """
+        import torch
+        import torch.nn.functional as optimize_me
+
+        @optimize_me.pad
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
     "an alias called on the host": """
         import torch
 

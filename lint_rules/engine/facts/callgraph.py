@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 from collections.abc import Hashable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
@@ -34,6 +35,7 @@ from lint_rules.engine.facts.definitions import (
 )
 from lint_rules.engine.facts.installed import (
     DISABLERS,
+    compiler_names,
     functions_in,
     installations,
     is_installed,
@@ -379,7 +381,9 @@ class CallGraph:
             return ""
         assert isinstance(definition.node, (ast.FunctionDef, ast.AsyncFunctionDef))
         in_class = definition.enclosing_class is not None
-        region = compiled_region_of(definition.node, in_class, self.torch_aliases)
+        region = compiled_region_of(definition.node, in_class, self.torch_aliases) or self.compiler_decorator(
+            definition
+        )
         if region:
             return region
         if definition.enclosing_class is not None:
@@ -389,6 +393,19 @@ class CallGraph:
         if self.compiled_by_name(definition.name):
             return f"`{definition.name}` is compiled, or installed on an object, in this module"
         return ""
+
+    def compiler_decorator(self, definition: Definition) -> str:
+        """`@compile_fn` after `compile_fn = torch.compile`, `@dynamo.optimize(...)` after `import
+        torch._dynamo as dynamo` (`installed.compiler_names`; `compiled_region_of` reads torch's own names)."""
+        for decorator in getattr(definition.node, "decorator_list", ()):
+            name = ex.dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
+            if name in self.compilers:
+                return f"@{name}"
+        return ""
+
+    @functools.cached_property
+    def compilers(self) -> frozenset[str]:
+        return compiler_names(self.tree, self.torch_aliases)
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
         """The functions of the module that may call `definition`, with the line of the call. A

@@ -39,17 +39,41 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
         yield from (ex.dotted_name(value).rpartition(".")[2] for value in compiled if ex.dotted_name(value))
 
 
-def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> set[str]:
+COMPILER_PATHS = ("compile", "_dynamo.optimize", "compiler.compile")
+"""torch's compilers, under `torch`."""
+COMPILER_MODULES = {"_dynamo": "optimize", "compiler": "compile"}
+"""The modules of torch that hold one, and its name there."""
+
+
+def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> frozenset[str]:
     """How the module writes torch's compilers: `torch.compile`, `th._dynamo.optimize`, a `compile`
-    imported from torch (`from torch import compile as tc`)."""
-    paths = ("compile", "_dynamo.optimize", "compiler.compile")
-    names = {f"{alias}.{path}" for alias in torch_aliases for path in paths}
+    imported from torch (`from torch import compile as tc`), through a module of torch bound to a
+    name (`import torch._dynamo as dynamo` ... `dynamo.optimize`), or a module-level name bound to one
+    (`compile_fn = torch.compile`)."""
+    names = {f"{alias}.{path}" for alias in torch_aliases for path in COMPILER_PATHS}
     for statement in import_statements(tree.body):
-        if isinstance(statement, ast.ImportFrom) and statement.module in ("torch", "torch._dynamo", "torch.jit"):
-            for alias in statement.names:
-                if f"{statement.module.removeprefix('torch').lstrip('.')}.{alias.name}".lstrip(".") in paths:
-                    names.add(alias.asname or alias.name)
-    return names
+        for module, name, bound in imported_torch_names(statement):
+            if f"{module}.{name}".lstrip(".") in COMPILER_PATHS:
+                names.add(bound)
+            elif not module and name in COMPILER_MODULES:
+                names.add(f"{bound}.{COMPILER_MODULES[name]}")
+    for top_level in tree.body:
+        names |= {name for name, value in plain_bindings(top_level) if ex.dotted_name(value) in names}
+    return frozenset(names)
+
+
+def imported_torch_names(statement: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str, str]]:
+    """(module under torch, name, the name bound) for what an import binds from torch: `from torch
+    import compile as tc` -> ("", "compile", "tc"), `import torch._dynamo as dynamo` -> ("",
+    "_dynamo", "dynamo")."""
+    if isinstance(statement, ast.ImportFrom) and statement.module and statement.module.split(".")[0] == "torch":
+        module = statement.module.removeprefix("torch").lstrip(".")
+        yield from ((module, alias.name, alias.asname or alias.name) for alias in statement.names)
+    elif isinstance(statement, ast.Import):
+        for alias in statement.names:
+            module, _, name = alias.name.rpartition(".")
+            if module == "torch" and alias.asname:
+                yield "", name, alias.asname
 
 
 def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: list[int]) -> tuple[bool, list[str]]:
