@@ -103,6 +103,21 @@ SILENT = {
 }
 
 STORES_SILENT = {
+    "a setattr with a computed name on an object the function builds of a plain class": """
+        class Config:
+            pass
+
+
+        class Overrides(Config):
+            pass
+
+
+        def merge(overrides, g):
+            cfg = Overrides()
+            for key, value in overrides.items():
+                setattr(cfg, key, value)
+            return g(n=1)
+    """,
     "a function that starts the counter again": """
         def reset(cache):
             cache.n = 0
@@ -167,6 +182,52 @@ STORES_SILENT = {
     """,
 }
 STORES_REPORTED = {
+    "a setattr with a computed name on a parameter, the name spelled as a keyword": """
+        def merge(cfg, overrides, g):
+            for key, value in overrides.items():
+                setattr(cfg, key, value)
+            return g(n=1)
+    """,
+    "a setattr with a computed name on an object of the class itself": """
+        from .base import KVCache
+
+
+        def merge(overrides, g):
+            cache = KVCache()
+            for key, value in overrides.items():
+                setattr(cache, key, value)
+            return g(n=1)
+    """,
+    "a setattr with a computed name on an object of a class with its own `__new__`": """
+        class Config:
+            def __new__(cls, *args):
+                return args[0] if args else super().__new__(cls)
+
+
+        def merge(overrides, g):
+            cfg = Config()
+            for key, value in overrides.items():
+                setattr(cfg, key, value)
+            return g(n=1)
+    """,
+    "a setattr with a computed name on an object of a class the module binds twice": """
+        from .base import KVCache
+
+
+        class Config:
+            pass
+
+
+        if KVCache:
+            Config = KVCache
+
+
+        def merge(overrides, g):
+            cfg = Config()
+            for key, value in overrides.items():
+                setattr(cfg, key, value)
+            return g(n=1)
+    """,
     "a function that stores a tensor": """
         import torch
 

@@ -148,14 +148,19 @@ def question(facts: ClassView) -> Iterator[ReceiverTyping]:
 _TYPINGS: weakref.WeakKeyDictionary[ClassView, ReceiverTyping] = weakref.WeakKeyDictionary()
 """Each module's typing while its facts live: what it keeps refers to its own tree only (the classes
 an answer names, which refer to other modules' facts, are let go after each question)."""
+_CLASS_TYPINGS: weakref.WeakKeyDictionary[ClassView, ReceiverTyping] = weakref.WeakKeyDictionary()
+"""The same, for the classes of objects alone (`layers_matter` off)."""
 _OPEN_QUESTIONS: list[ReceiverTyping] = []
 _TOUCHED: list[ReceiverTyping] = []
 
 
-def typing_of(facts: ClassView) -> ReceiverTyping:
-    typing = _TYPINGS.get(facts)
+def typing_of(facts: ClassView, layers_matter: bool = True) -> ReceiverTyping:
+    """The module's typing; without `layers_matter`, for what class an object is, whatever its
+    layers hold (`ReceiverTyping.layers_matter`)."""
+    table = _TYPINGS if layers_matter else _CLASS_TYPINGS
+    typing = table.get(facts)
     if typing is None:
-        typing = _TYPINGS[facts] = ReceiverTyping(facts)
+        typing = table[facts] = ReceiverTyping(facts, layers_matter)
     if _OPEN_QUESTIONS and typing not in _TOUCHED:
         _TOUCHED.append(typing)
     return typing
@@ -180,7 +185,11 @@ def union(parts: Iterable[Types]) -> Types:
 class ReceiverTyping:
     """The typing of one module's receivers (the module's stores and answers kept)."""
 
-    def __init__(self, facts: ClassView) -> None:
+    def __init__(self, facts: ClassView, layers_matter: bool = True) -> None:
+        """`layers_matter`: an object whose layers the function may change (`cache.layers.append(...)`,
+        a `setattr` with a name not written out) counts its length from them, whatever its class,
+        so its typing is unknown; without it, the typing tells the object's class alone."""
+        self.layers_matter = layers_matter
         self._facts = weakref.ref(facts)  # a strong one would keep every module's facts alive (the table's key)
         self._bindings: dict[int, dict[str, list[NameBinding]]] = {}
         self._attributes: dict[tuple[int, str, bool], Types] = {}
@@ -260,7 +269,7 @@ class ReceiverTyping:
         if function is None:
             return frozenset({(self.facts, cls.name)}) if cls is not None and name == "self" else None
         bindings = self.function_bindings(function).get(name)
-        if name in self.layers_changed(function) or "*" in self.layers_changed(function):
+        if self.layers_matter and (name in self.layers_changed(function) or "*" in self.layers_changed(function)):
             return None  # `cache.layers.append(StaticLayer(8))`: whatever its class, it counts its layers
         if not bindings:
             enclosing = self.enclosing.get(id(function))  # a free name of a nested function: its binder's

@@ -179,7 +179,7 @@ def may_hold_the_family(storing: ClassFacts | None, store: Store, family: frozen
 
     method = storing.innermost_method_at(store.receiver.lineno)
     cls = storing.class_of_method(method) if method is not None else None
-    types = typing_of(storing).of(store.receiver, cls, store.function, 0)
+    types = typing_of(storing, layers_matter=False).of(store.receiver, cls, store.function, 0)
     return types is None or any(may_be_of_the_family(view, class_name(name), family) for view, name in types)
 
 
