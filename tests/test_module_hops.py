@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from fixers.fix_files import fix_text
 from lint_rules.checking import check_path
 from lint_rules.engine.facts.package import MAX_MODULE_HOPS
@@ -172,3 +174,118 @@ def test_past_the_modules_searched_a_function_is_taken_as_compiled(tmp_path: Pat
     [finding] = check_path(str(package / "step_0.py"), Settings()).findings
     assert "taken as compiled" in finding.compiled_region
     assert not is_safe_guard(finding)
+
+
+OPS = """\
+    def trim(cache, ids):
+        past = cache.get_seq_length()
+        return ids[:, past:]
+
+
+    def attend(cache, ids):
+        return trim(cache, ids)
+"""
+MODELING_OPS = """\
+    from torch import nn
+
+    from .ops import attend
+
+
+    class TinyModel(nn.Module):
+        def forward(self, ids, cache):
+            return attend(cache, ids)
+"""
+GENERATION_OPS = MODELING_OPS.replace(
+    "class TinyModel(nn.Module):\n        def forward", "class Loop:\n        def run"
+)
+
+
+def ops_findings(package: Path) -> list[Finding]:
+    return list(check_path(str(package / "ops.py"), Settings()).findings)
+
+
+def test_a_helper_whose_caller_in_its_module_a_forward_elsewhere_calls_is_compiled(tmp_path: Path) -> None:
+    """The second reader's first case: the search in other modules is for every function the search
+    in the module reached, not only the function asked about."""
+    package = write_package(tmp_path, {"ops": OPS, "modeling": MODELING_OPS}, "zoo")
+    [finding] = ops_findings(package)
+    assert "called from attend (line 7), which is called from TinyModel.forward" in finding.compiled_region
+    assert not is_safe_guard(finding)
+
+
+def test_the_same_helper_whose_caller_only_host_code_elsewhere_calls_keeps_its_guard(tmp_path: Path) -> None:
+    package = write_package(tmp_path, {"ops": OPS, "generation": GENERATION_OPS}, "zoo")
+    [finding] = ops_findings(package)
+    assert not finding.compiled_region
+    assert is_safe_guard(finding)
+
+
+OFFSETS = """\
+    class Offsets:
+        @staticmethod
+        def trim(cache, ids):
+            past = cache.get_seq_length()
+            return ids[:, past:]
+
+        @staticmethod
+        def attend(cache, ids):
+            return Offsets.trim(cache, ids)
+"""
+
+
+def test_a_method_whose_caller_in_its_class_a_forward_elsewhere_calls_is_compiled(tmp_path: Path) -> None:
+    modeling = MODELING_OPS.replace("import attend", "import Offsets").replace("attend(cache", "Offsets.attend(cache")
+    package = write_package(tmp_path, {"ops": OFFSETS, "modeling": modeling}, "zoo")
+    [finding] = ops_findings(package)
+    assert "TinyModel.forward in modeling.py" in finding.compiled_region
+    assert not is_safe_guard(finding)
+
+
+NESTED_SAME_NAME = """\
+    def offset(cache, ids):
+        past = cache.get_seq_length()
+        return ids[:, past:]
+
+
+    def outer(cache, ids):
+        def trim(c, i):
+            return offset(c, i)
+
+        return trim(cache, ids)
+
+
+    def trim(cache, ids):
+        past = cache.get_seq_length()
+        return ids[:, past:]
+"""
+
+
+def test_a_nested_def_of_the_same_name_keeps_its_own_answer(tmp_path: Path) -> None:
+    """The second reader's second case: the module-level `trim` that a `forward` elsewhere calls is
+    compiled, whatever was found first for the nested `trim` (host code)."""
+    modeling = MODELING_OPS.replace("import attend", "import trim").replace("attend(cache", "trim(cache")
+    package = write_package(tmp_path, {"ops": NESTED_SAME_NAME, "modeling": modeling}, "zoo")
+    by_function = {finding.function: finding for finding in ops_findings(package)}
+    assert is_safe_guard(by_function["offset"])
+    assert "TinyModel.forward in modeling.py" in by_function["trim"].compiled_region
+    assert not is_safe_guard(by_function["trim"])
+
+
+CYCLE = {
+    "a": "from .c import h\n\n\ndef f(cache, ids, n):\n    past = cache.get_seq_length()\n"
+    "    return h(cache, ids[:, past:], n - 1) if n else ids\n",
+    "b": "from .a import f\n\n\ndef g(cache, ids, n):\n    return f(cache, ids, n)\n",
+    "c": "from .b import g\n\n\ndef h(cache, ids, n):\n    return g(cache, ids, n)\n",
+}
+
+
+def test_a_cycle_through_three_modules_reads_the_same_from_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second reader's fifth case: the search meets the function it started from whatever way
+    the analyzed file's path is written (no `forward` anywhere: host code)."""
+    package = write_package(tmp_path, CYCLE, "zoo")
+    monkeypatch.chdir(tmp_path)
+    for path in ("zoo/a.py", str(package / "a.py")):
+        [finding] = check_path(path, Settings()).findings
+        assert (finding.compiled_region, is_safe_guard(finding)) == ("", True), path

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import collections
 import functools
+import os
 from collections.abc import Hashable, Iterator
 
 from lint_rules.engine.facts import expressions as ex
@@ -239,6 +240,8 @@ class CallGraph:
             return self._regions[id(definition.node)]
         reached: dict[int, tuple[Definition, int]] = {id(definition.node): (definition, 0)}
         """Each visited function -> the function it was reached from (its callee) and the line."""
+        searched_up: list[Definition] = []
+        """The visited functions whose callers were looked for: in other modules too, if need be."""
         queue = collections.deque([(definition, 0)])
         cut = False
         while queue:
@@ -252,6 +255,7 @@ class CallGraph:
             if depth >= MAX_CALL_DEPTH:
                 cut = True
                 continue
+            searched_up.append(current)
             for caller, line in self.callers_and_enclosing(current):
                 if id(caller.node) not in reached:
                     reached[id(caller.node)] = (current, line)
@@ -261,8 +265,9 @@ class CallGraph:
             self._regions[id(definition.node)] = region
             return region
         cuts = CYCLE_CUTS.count
-        definitions = [found for found, _ in reached.values()]
-        region, reached_definition = self.region_elsewhere(definitions) if self.path else ("", definition)
+        region, reached_definition = (
+            self.region_elsewhere(searched_up) if self.path and searched_up else ("", definition)
+        )
         if region:
             return self.remember_path(definition, reached_definition, region, reached)
         if not self.hop.depth or CYCLE_CUTS.count == cuts:  # else it depends on the search that led here
@@ -294,24 +299,32 @@ class CallGraph:
         key = self.search_key(definition)
         if key in self._callers_elsewhere:
             return self._callers_elsewhere[key]
-        if (self.path, key) in SEARCHING:
+        searching = (self.resolved_path, key)
+        if searching in SEARCHING:
             CYCLE_CUTS.count += 1
             return ""
-        SEARCHING.add((self.path, key))
+        SEARCHING.add(searching)
         cuts = CYCLE_CUTS.count
         try:
             found = self.search_callers_elsewhere(definition)
         finally:
-            SEARCHING.discard((self.path, key))
+            SEARCHING.discard(searching)
         if found or not self.hop.depth or CYCLE_CUTS.count == cuts:
             self._callers_elsewhere[key] = found
         return found
 
     def search_key(self, definition: Definition) -> Hashable:
-        """A function by its name; a method by its name and related classes (the methods of one
-        class family, a cache's layers, ask the same question once)."""
-        cls = definition.enclosing_class
-        return definition.name if cls is None else (definition.name, self.related_classes(cls))
+        """A method of a module-level class by its name and related classes (the methods of one class
+        family, a cache's layers, ask the same question once); any other function by where it is."""
+        if self.is_package_method(definition) and definition.enclosing_class is not None:
+            return (definition.name, self.related_classes(definition.enclosing_class))
+        return (definition.qualname, getattr(definition.node, "lineno", 0))
+
+    @functools.cached_property
+    def resolved_path(self) -> str:
+        """The module's path as the searches in other modules name it (a path given relative, or
+        through a link, is the same module)."""
+        return os.path.realpath(self.path) if self.path else ""
 
     def search_callers_elsewhere(self, definition: Definition) -> str:
         cls = definition.enclosing_class
