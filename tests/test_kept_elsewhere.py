@@ -103,17 +103,26 @@ SILENT = {
 }
 
 STORES_SILENT = {
-    "a setattr with a computed name on an object the function builds of a plain class": """
+    "a store on an object of another class of the package whose layers the function changes": """
+        import torch
+
+
+        class Other:
+            def __init__(self):
+                self.n = 0
+                self.layers = []
+
+
+        def fill(other: Other, k):
+            other.layers.append(k)
+            other.n = torch.zeros(())
+    """,
+    "a setattr with a computed name on an object annotated with another class of the package": """
         class Config:
             pass
 
 
-        class Overrides(Config):
-            pass
-
-
-        def merge(overrides, g):
-            cfg = Overrides()
+        def merge(cfg: Config, overrides, g):
             for key, value in overrides.items():
                 setattr(cfg, key, value)
             return g(n=1)
@@ -182,6 +191,27 @@ STORES_SILENT = {
     """,
 }
 STORES_REPORTED = {
+    "a store on an object of the class whose layers the function changes": """
+        import torch
+        from .base import KVCache
+
+
+        def fill(cache: KVCache, k):
+            cache.layers.append(k)
+            cache.n = torch.zeros(())
+    """,
+    "a setattr with a computed name on an object built of another class of the package": """
+        class Config:
+            def __init__(self):
+                self.__class__ = __import__("pkg.base").base.KVCache
+
+
+        def merge(overrides, g):
+            cfg = Config()
+            for key, value in overrides.items():
+                setattr(cfg, key, value)
+            return g(n=1)
+    """,
     "a setattr with a computed name on a parameter, the name spelled as a keyword": """
         def merge(cfg, overrides, g):
             for key, value in overrides.items():

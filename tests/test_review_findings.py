@@ -1196,42 +1196,6 @@ def step(ids):
     assert codes_in(code) == ["SLG002"]
 
 
-COMPUTED_SETATTR_RECEIVERS = {
-    "an object the function builds of a plain class of the module": ("cfg = Config()", []),
-    "a parameter": ("cfg = overrides.get('target')", ["SLG002"]),
-    "an object of a class the function binds itself": ("Config = transformers\n    cfg = Config()", ["SLG002"]),
-}
-
-
-@pytest.mark.parametrize("shape", sorted(COMPUTED_SETATTR_RECEIVERS))
-def test_a_computed_setattr_on_an_object_of_a_plain_class_patches_no_module(shape: str) -> None:
-    """nemo-automodel's config merging (`setattr(cfg, k, v)` over a dict): on an object built of a
-    plain class of the module it binds that object's attributes, not `transformers.DynamicCache`; on
-    anything else (a parameter, a name the function rebinds) it may."""
-    binding, expected = COMPUTED_SETATTR_RECEIVERS[shape]
-    code = f"""\
-import transformers
-
-
-class Config:
-    pass
-
-
-def merge(overrides):
-    {binding}
-    for key, value in overrides.items():
-        setattr(cfg, key, value)
-    return cfg
-
-
-def step(ids):
-    cache = transformers.DynamicCache()
-    n = cache.get_seq_length()
-    return ids[:, n:]
-"""
-    assert codes_in(code) == expected
-
-
 def test_setattr_on_its_own_object_and_another_path_to_the_class_change_nothing() -> None:
     """The twins: `setattr(self, key, value)` binds the object's own attributes; a function's import
     of `transformers.cache_utils.DynamicCache` is the class the module imports from `transformers`."""

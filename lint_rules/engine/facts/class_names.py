@@ -11,9 +11,9 @@ import functools
 import unicodedata
 
 from lint_rules.engine.facts import expressions as ex
-from lint_rules.engine.facts.attribute_stores import function_bindings, names_bound_in_scopes, scope_bindings
+from lint_rules.engine.facts.attribute_stores import names_bound_in_scopes, scope_bindings
 from lint_rules.engine.facts.caches import is_transformers_module
-from lint_rules.engine.facts.definitions import function_at, statements_at_lines
+from lint_rules.engine.facts.definitions import statements_at_lines
 from lint_rules.engine.facts.imports import imported_names
 from lint_rules.engine.facts.layer_changes import LayerChanges
 from lint_rules.engine.facts.module_names import ModuleNames
@@ -105,40 +105,10 @@ class ClassNames(ModuleNames):
         offsets = [offset for offset in occurrences(text, name, whole_words=True) if after_a_dot_or_quote(text, offset)]
         lines = sorted({*(lines_mentioning(text, words) if words else []), *lines_of_offsets(text, offsets)})
         return any(
-            stores_attribute(node, name) and not self.stores_on_a_new_object(node)
+            stores_attribute(node, name)
             for statements in statements_at_lines(self.tree.body, lines).values()
             for node in ex.statement_parts(statements)
         )
-
-    def stores_on_a_new_object(self, node: ast.AST) -> bool:
-        """`setattr(cfg, key, value)` where the function binds `cfg` only to objects it builds of a
-        plain class of the module (`cfg = Config()`: one `class` statement, no `__new__`, metaclass or
-        base but such classes): an object of that class, no module whose attributes (the classes it
-        names) a computed name could rebind."""
-        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)):
-            return False
-        function = function_at(self.tree.body, node.lineno)
-        if function is None:
-            return False
-        bindings = function_bindings(function)
-        built = bindings.get(node.args[0].id, [])
-        return bool(built) and all(
-            binding.form == "value"
-            and isinstance(binding.node, ast.Call)
-            and isinstance(binding.node.func, ast.Name)
-            and binding.node.func.id not in bindings
-            and self.is_plain_class(binding.node.func.id)
-            for binding in built
-        )
-
-    def is_plain_class(self, name: str, depth: int = 0) -> bool:
-        cls = self.classes.get(name)
-        if cls is None or name in self.alternatives() or cls.keywords or depth > len(self.classes):
-            return False
-        if any(isinstance(statement, ast.FunctionDef) and statement.name == "__new__" for statement in cls.body):
-            return False
-        bases = [ex.dotted_name(base) for base in cls.bases]
-        return all(base == "object" or self.is_plain_class(base, depth + 1) for base in bases)
 
     @functools.cached_property
     def rebound_names(self) -> frozenset[str]:

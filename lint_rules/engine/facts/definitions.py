@@ -235,19 +235,6 @@ def statements_at(body: Sequence[ast.stmt], line: int) -> Iterator[ast.stmt]:
             yield statement
 
 
-def function_at(body: Sequence[ast.stmt], line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost `def` whose body holds `line` (None at module or class level)."""
-    found = None
-    for statement in body:
-        if not spans_line(statement, line):
-            continue
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line > last_header_line(statement):
-            found = statement
-        inner = next((each for block in inner_blocks(statement) if (each := function_at(block, line))), None)
-        return inner or found
-    return found
-
-
 def header_may_reach(statement: ast.stmt, blocks: list[Sequence[ast.stmt]], line: int) -> bool:
     """The compound statement's header (its test, iterator, items, a definition's decorators and
     defaults) holds code on `line`, which a statement of its blocks starts on too."""
