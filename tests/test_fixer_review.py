@@ -422,6 +422,30 @@ REACHED_AS_A_VALUE = {
             n = cache.get_seq_length()
             return x[:, n:]
     """,
+    "a compiler bound to a name under `try`": """
+        import torch
+
+        try:
+            compile_fn = torch.compile
+        except AttributeError:
+            compile_fn = None
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = compile_fn(step)
+    """,
+    "a compiler as one branch of a conditional expression, as a decorator": """
+        import torch
+
+        compile_fn = torch.compile if hasattr(torch, "compile") else (lambda fn: fn)
+
+        @compile_fn
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
     "`torch._dynamo` imported under another name": """
         import torch
         import torch._dynamo as dynamo

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import GENERATION_HOOKS
 from lint_rules.engine.facts.definitions import last_line_of, statements_at_lines
-from lint_rules.engine.facts.module_text import import_statements, lines_mentioning
+from lint_rules.engine.facts.module_text import import_statements, lines_mentioning, top_level_statements
 
 
 def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
@@ -49,7 +49,8 @@ def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> frozenset
     """How the module writes torch's compilers: `torch.compile`, `th._dynamo.optimize`, a `compile`
     imported from torch (`from torch import compile as tc`), through a module of torch bound to a
     name (`import torch._dynamo as dynamo` ... `dynamo.optimize`), or a module-level name bound to one
-    (`compile_fn = torch.compile`)."""
+    (`compile_fn = torch.compile`, also under `if`/`try` or as one branch of a conditional: a name
+    bound to one anywhere counts, when in doubt)."""
     names = {f"{alias}.{path}" for alias in torch_aliases for path in COMPILER_PATHS}
     for statement in import_statements(tree.body):
         for module, name, bound in imported_torch_names(statement):
@@ -57,9 +58,18 @@ def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> frozenset
                 names.add(bound)
             elif not module and name in COMPILER_MODULES:
                 names.add(f"{bound}.{COMPILER_MODULES[name]}")
-    for top_level in tree.body:
-        names |= {name for name, value in plain_bindings(top_level) if ex.dotted_name(value) in names}
+    for top_level in top_level_statements(tree.body):
+        names |= {name for name, value in plain_bindings(top_level) if may_be_a_compiler(value, names)}
     return frozenset(names)
+
+
+def may_be_a_compiler(value: ast.expr, compilers: set[str]) -> bool:
+    """`torch.compile`, or `torch.compile if fast else identity`: when in doubt, compiled."""
+    if isinstance(value, ast.IfExp):
+        return may_be_a_compiler(value.body, compilers) or may_be_a_compiler(value.orelse, compilers)
+    if isinstance(value, ast.BoolOp):
+        return any(may_be_a_compiler(operand, compilers) for operand in value.values)
+    return ex.dotted_name(value) in compilers
 
 
 def imported_torch_names(statement: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str, str]]:
