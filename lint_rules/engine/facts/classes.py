@@ -114,9 +114,13 @@ class ClassFacts(ClassProperties):
         """The kind as the class's module (and its bases') read it, before what the package's other
         modules do to it (`kept_elsewhere`): what a module asks of another one's class."""
         key = (name, as_a_base)
-        if key not in self._kinds_in_module:
-            self._kinds_in_module[key] = self.unless_replaced(self.named_kind(name, as_a_base))
-        return self._kinds_in_module[key]
+        if key in self._kinds_in_module:
+            return self._kinds_in_module[key]
+        cycles_read = CYCLE_READS.count
+        kind = self.unless_replaced(self.named_kind(name, as_a_base))
+        if CYCLE_READS.count == cycles_read:  # else it read a class still being computed, in any module
+            self._kinds_in_module[key] = kind
+        return kind
 
     def named_class_kept_int_elsewhere(self, name: str, exact: bool = False) -> bool:
         """Each package class `name` may stand for keeps its int in the package's other modules."""
@@ -253,6 +257,7 @@ class ClassFacts(ClassProperties):
             return self._kinds[key]
         if key in self._computing:
             self._read_a_cycle = True
+            CYCLE_READS.count += 1
             return ""
         outer_read_a_cycle, self._read_a_cycle = self._read_a_cycle, False
         self._computing.add(key)
@@ -665,6 +670,14 @@ class ClassFacts(ClassProperties):
         return self.constructed_kind(first, known_kind) or known_kind(first)
 
 
+class CycleReads:
+    """How many times a class's kind was asked while it was being computed, in any module: an answer
+    that read one proves nothing and is not kept (`kind_in_its_module`)."""
+
+    count = 0
+
+
+CYCLE_READS = CycleReads()
 MAX_OTHER_MODULES = 128
 _OTHER_MODULES: BoundedCache[tuple[Path, frozenset[str], int, Releases, Declarations], ClassFacts | None] = (
     BoundedCache(MAX_OTHER_MODULES)
