@@ -32,3 +32,10 @@ def test_other_characters_can_be_kept_from_coming_before() -> None:
     """`torch` as a name of its own, not `x.torch` (the torch-name check's candidates)."""
     pattern = whole_word("cache", not_after=r"[\w.]")
     assert [m.start() for m in re.finditer(pattern, TEXT)] == [0, TEXT.index("(cache") + 1]
+
+
+def test_a_name_with_letters_outside_ascii_is_found_in_bytes() -> None:
+    """A `\\b` in a bytes pattern knows only ASCII letters, so `rb"\\bñ\\b"` never matched `cache.ñ = t`
+    (a store elsewhere on a counter so named went unseen); the word search finds it."""
+    data = "cache.ñ = t\nmañana = 1\n".encode()
+    assert [m.start() for m in re.finditer(whole_word("ñ").encode(), data)] == [len(b"cache.")]
