@@ -138,6 +138,17 @@ DEFAULT_REQUIREMENTS = (
     "flagembedding==1.4.2",
     "rwkv7-hf==0.9.0",
     "gliner==0.2.29",
+    # A third round of released packages new to the corpus, labelled the same way, on 2026-12-05 (REAL_CODE.md).
+    "nemo-automodel==0.7.0",
+    "loom-scope==0.8",
+    "fastvideo==0.2.1",
+    "msmodelslim==26.1.0",
+    "syncode==0.4.16",
+    "mineru==4.0.12",
+    "mitigv==0.1.7",
+    "betterairllm==2.11.0",
+    "angelslim==0.5.0",
+    "pysteer-adaptation==0.1.2",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
