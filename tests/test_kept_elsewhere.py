@@ -117,6 +117,20 @@ STORES_SILENT = {
             other.layers.append(k)
             other.n = torch.zeros(())
     """,
+    "a setattr with a computed name that binds a flag (nemo-automodel's parallelizer)": """
+        FLAG = "_wrapped"
+
+
+        def mark(block, g):
+            setattr(block, FLAG, True)
+            return g(n=1)
+    """,
+    "a test whether another object's `__dict__` holds a name (nemo-automodel's recipe)": """
+        def restore(cfg):
+            if "n" not in cfg.__dict__:
+                return None
+            return cfg.n
+    """,
     "a setattr with a computed name on an object annotated with another class of the package": """
         class Config:
             pass
@@ -211,6 +225,21 @@ STORES_REPORTED = {
             for key, value in overrides.items():
                 setattr(cfg, key, value)
             return g(n=1)
+    """,
+    "a setattr with a computed name that binds a tensor": """
+        import torch
+
+        FLAG = "_wrapped"
+
+
+        def mark(block, g):
+            setattr(block, FLAG, torch.zeros(()))
+            return g(n=1)
+    """,
+    "another object's `__dict__` handed on after a test on it": """
+        def restore(cfg, fill):
+            if "n" not in cfg.__dict__:
+                fill(cfg.__dict__)
     """,
     "a setattr with a computed name on a parameter, the name spelled as a keyword": """
         def merge(cfg, overrides, g):

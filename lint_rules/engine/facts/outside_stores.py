@@ -272,9 +272,12 @@ READING_CALLS = frozenset({"dict", "print", "repr", "str", "len", "list", "sorte
 
 def only_reads(parent: ast.AST, dictionary: ast.AST) -> bool:
     """`parent` reads the `__dict__` or `vars()` under it and keeps no hold of it: a reading method
-    (`.items()`), a reading builtin (`dict(...)`, `print(...)`), or `{**vars(x)}`."""
+    (`.items()`), a reading builtin (`dict(...)`, `print(...)`), a comparison (`"n" not in
+    x.__dict__`), or `{**vars(x)}`."""
     if isinstance(parent, ast.Attribute):
         return parent.attr in DICTIONARY_READS
+    if isinstance(parent, ast.Compare):
+        return True  # `"n" in vars(x)`, `x.__dict__ == y`
     if isinstance(parent, ast.Call):
         return ex.called_name(parent) in READING_CALLS and dictionary in parent.args
     return isinstance(parent, ast.Dict) and any(

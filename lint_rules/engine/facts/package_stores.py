@@ -153,7 +153,7 @@ def breaks_a_count(store: Store, watched: frozenset[str], spelled: frozenset[str
     """`spelled`: the watched names the file writes as a string (`"n"`), which a store whose name
     is not written out (`setattr(obj, key, v)`) may bind."""
     if store.attribute == ANY_ATTRIBUTE:
-        return bool(spelled)
+        return bool(spelled) and not is_int_constant(store.value)
     if store.attribute not in watched:
         return False
     if store.value is None:
@@ -161,6 +161,12 @@ def breaks_a_count(store: Store, watched: frozenset[str], spelled: frozenset[str
     if store.function is None:
         return not ex.is_structurally_int(store.value)
     return not OutsideCounts(no_counter_read).is_count(store.value, store.attribute, store.function, store.increment)
+
+
+def is_int_constant(value: ast.expr | None) -> bool:
+    """A literal Python counts as an int (`True`, `0`): whatever name it is bound to, it keeps a count
+    one (`setattr(block, FLAG, True)`)."""
+    return isinstance(value, ast.Constant) and type(value.value) in (int, bool)
 
 
 def no_counter_read(read: ast.Attribute) -> bool:
