@@ -446,6 +446,29 @@ REACHED_AS_A_VALUE = {
             n = cache.get_seq_length()
             return x[:, n:]
     """,
+    "a function of the module that compiles its argument, as a decorator": """
+        import torch
+
+        def maybe_compile(fn):
+            return torch.compile(fn) if hasattr(torch, "compile") else fn
+
+        @maybe_compile
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
+    "a function of the module that compiles its argument, called on a function": """
+        import torch
+
+        def maybe_compile(fn, **options):
+            return torch._dynamo.optimize("inductor", **options)(fn)
+
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        fast = maybe_compile(step)
+    """,
     "`torch._dynamo` imported under another name": """
         import torch
         import torch._dynamo as dynamo
@@ -500,6 +523,22 @@ def test_a_function_a_compiled_region_reaches_as_a_value_gets_no_guard(case: str
 
 
 HOST_VALUES = {
+    "a function of the module that hands its argument to something else than a compiler": """
+        import functools
+        import torch
+
+        def memoize(fn):
+            compiled = torch.compile(other)
+            return functools.lru_cache(fn)
+
+        def other(x):
+            return x
+
+        @memoize
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
     "a name bound to something other than a compiler": """
         import torch
         import functools

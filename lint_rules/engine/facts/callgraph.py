@@ -418,6 +418,9 @@ class CallGraph:
 
     @functools.cached_property
     def compilers(self) -> frozenset[str]:
+        """Every form of torch's compilers names `compile` or `optimize` somewhere in the module."""
+        if "compile" not in self.text and "optimize" not in self.text:
+            return frozenset()
         return compiler_names(self.tree, self.torch_aliases)
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:

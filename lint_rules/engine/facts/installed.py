@@ -32,10 +32,9 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
     for node in ex.statement_parts(statements):
         if not isinstance(node, ast.Call):
             continue
-        callee = ex.called_name(node.func) if isinstance(node.func, ast.Call) else ex.called_name(node)
-        if callee not in compilers:
+        if compiler_called(node) not in compilers:
             continue
-        compiled = [*node.args[:1], *(keyword.value for keyword in node.keywords if keyword.arg == "model")]
+        compiled = compiled_arguments(node)
         yield from (ex.dotted_name(value).rpartition(".")[2] for value in compiled if ex.dotted_name(value))
 
 
@@ -60,7 +59,36 @@ def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> frozenset
                 names.add(f"{bound}.{COMPILER_MODULES[name]}")
     for top_level in top_level_statements(tree.body):
         names |= {name for name, value in plain_bindings(top_level) if may_be_a_compiler(value, names)}
+    for top_level in top_level_statements(tree.body):
+        if isinstance(top_level, (ast.FunctionDef, ast.AsyncFunctionDef)) and compiles_its_argument(top_level, names):
+            names.add(top_level.name)
     return frozenset(names)
+
+
+def compiles_its_argument(function: ast.FunctionDef | ast.AsyncFunctionDef, compilers: set[str]) -> bool:
+    """A module-level function that hands its first parameter to a compiler (`def maybe_compile(fn):
+    return torch.compile(fn) if ok else fn`): used as a decorator or called on a function, it
+    compiles that function."""
+    parameters = [*function.args.posonlyargs, *function.args.args]
+    if not parameters:
+        return False
+    first = parameters[0].arg
+    return any(
+        isinstance(node, ast.Call)
+        and compiler_called(node) in compilers
+        and any(isinstance(value, ast.Name) and value.id == first for value in compiled_arguments(node))
+        for node in ast.walk(function)
+    )
+
+
+def compiler_called(call: ast.Call) -> str:
+    """The name of what `call` calls, or of what the call it calls calls (`optimize(...)(fn)`)."""
+    return ex.called_name(call.func) if isinstance(call.func, ast.Call) else ex.called_name(call)
+
+
+def compiled_arguments(call: ast.Call) -> list[ast.expr]:
+    """What a compiler's call compiles: its first argument, or `model=`."""
+    return [*call.args[:1], *(keyword.value for keyword in call.keywords if keyword.arg == "model")]
 
 
 def may_be_a_compiler(value: ast.expr, compilers: set[str]) -> bool:
