@@ -185,16 +185,7 @@ OPS = """\
     def attend(cache, ids):
         return trim(cache, ids)
 """
-MODELING_OPS = """\
-    from torch import nn
-
-    from .ops import attend
-
-
-    class TinyModel(nn.Module):
-        def forward(self, ids, cache):
-            return attend(cache, ids)
-"""
+MODELING_OPS = MODELING.replace(".layers import attend", ".ops import attend")
 GENERATION_OPS = MODELING_OPS.replace(
     "class TinyModel(nn.Module):\n        def forward", "class Loop:\n        def run"
 )
