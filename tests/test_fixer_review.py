@@ -446,6 +446,27 @@ REACHED_AS_A_VALUE = {
             n = cache.get_seq_length()
             return x[:, n:]
     """,
+    "a class attribute `forward = fn`": """
+        import torch
+        from torch import nn
+
+        def run_tiny(self, cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        class M(nn.Module):
+            forward = run_tiny
+    """,
+    "a `functools.partial` handed to `torch.compile`": """
+        import functools
+        import torch
+
+        def step(cache, x, scale=1):
+            n = cache.get_seq_length()
+            return x[:, n:] * scale
+
+        fast = torch.compile(functools.partial(step, scale=2))
+    """,
     "a function of the module that compiles its argument, as a decorator": """
         import torch
 
@@ -523,6 +544,27 @@ def test_a_function_a_compiled_region_reaches_as_a_value_gets_no_guard(case: str
 
 
 HOST_VALUES = {
+    "a class attribute that is a generation method (the loop runs it on the host)": """
+        import torch
+
+        def prepare(self, cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+
+        class M:
+            prepare_inputs_for_generation = prepare
+    """,
+    "a `functools.partial` that no compiler gets": """
+        import functools
+        import torch
+
+        def step(cache, x, scale=1):
+            n = cache.get_seq_length()
+            return x[:, n:] * scale
+
+        fast = torch.compile(functools.partial(print, scale=2))
+        slow = functools.partial(step, scale=2)
+    """,
     "a function of the module that hands its argument to something else than a compiler": """
         import functools
         import torch

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import bisect
 from collections.abc import Iterator
+from typing import TypeGuard
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import GENERATION_HOOKS
@@ -87,8 +88,16 @@ def compiler_called(call: ast.Call) -> str:
 
 
 def compiled_arguments(call: ast.Call) -> list[ast.expr]:
-    """What a compiler's call compiles: its first argument, or `model=`."""
-    return [*call.args[:1], *(keyword.value for keyword in call.keywords if keyword.arg == "model")]
+    """What a compiler's call compiles: its first argument, or `model=`; the function of a
+    `functools.partial(fn, ...)` there."""
+    compiled = [*call.args[:1], *(keyword.value for keyword in call.keywords if keyword.arg == "model")]
+    return [value.args[0] if is_partial(value) else value for value in compiled]
+
+
+def is_partial(value: ast.expr) -> TypeGuard[ast.Call]:
+    return (
+        isinstance(value, ast.Call) and bool(value.args) and ex.called_name(value) in ("partial", "functools.partial")
+    )
 
 
 def may_be_a_compiler(value: ast.expr, compilers: set[str]) -> bool:
@@ -118,18 +127,31 @@ def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: l
     """Code of the module installs the function `name` as an attribute or an item of an object (a
     model, a class, a table of attention functions): `obj.forward = fn`, `model._update_causal_mask =
     types.MethodType(fn, model)`, `Model.f = functools.partial(fn, ...)`, `setattr(obj, attr, fn)`,
-    `FUNCTIONS["sdpa"] = fn`, `module.register_forward_pre_hook(fn)`. A model's forward may call what
-    is installed on it, so it counts as compiled, unless installed as a generation method
-    (`installed_as_generation_hook`), which runs on the host. Only the statements on the `lines` that name it are read. Also gives the plain names
-    the function is bound to there (`fn = patched`), which may be installed in turn."""
+    `FUNCTIONS["sdpa"] = fn`, `module.register_forward_pre_hook(fn)`, a class body's `forward = fn`.
+    A model's forward may call what is installed on it, so it counts as compiled, unless installed as
+    a generation method (`installed_as_generation_hook`), which runs on the host. Only the statements
+    on the `lines` that name it are read. Also gives the plain names the function is bound to there
+    (`fn = patched`), which may be installed in turn."""
     at_lines = statements_at_lines(tree.body, lines)
     aliases: list[str] = []
     for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
-        for attribute, value in installations(statement, spans_any(statement, setattr_lines)):
+        in_a_class = in_a_class_body(statement, tree)
+        for attribute, value in installations(statement, spans_any(statement, setattr_lines), in_a_class):
             if not installed_as_generation_hook(attribute, name) and name in functions_in(value):
                 return True, []
-        aliases += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
+        if not in_a_class:
+            aliases += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
     return False, aliases
+
+
+def in_a_class_body(statement: ast.stmt, tree: ast.Module) -> bool:
+    """The statement stands directly in the body of a module-level class."""
+    return any(
+        isinstance(cls, ast.ClassDef)
+        and cls.lineno <= statement.lineno <= (cls.end_lineno or cls.lineno)
+        and statement in cls.body
+        for cls in top_level_statements(tree.body)
+    )
 
 
 def plain_bindings(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
@@ -152,11 +174,15 @@ def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
     return index < len(lines) and lines[index] <= last_line_of(statement)
 
 
-def installations(statement: ast.stmt, may_call_setattr: bool) -> Iterator[tuple[str, ast.expr]]:
+def installations(
+    statement: ast.stmt, may_call_setattr: bool, in_a_class: bool = False
+) -> Iterator[tuple[str, ast.expr]]:
     """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
-    and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`; the name is ""
-    where it cannot be read. `may_call_setattr` False (no line of the statement says `setattr`) skips
-    the search for the call."""
+    and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`, and in a class body
+    (`in_a_class`) `name = value`, an attribute of the class; the name is "" where it cannot be read.
+    `may_call_setattr` False (no line of the statement says `setattr`) skips the search for the call."""
+    if in_a_class:
+        yield from plain_bindings(statement)
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:
