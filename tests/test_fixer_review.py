@@ -446,6 +446,18 @@ REACHED_AS_A_VALUE = {
             n = cache.get_seq_length()
             return x[:, n:]
     """,
+    "a method fetched by name in forward": """
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def _inner(self, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            def forward(self, cache, x):
+                return getattr(self, "_inner")(cache, x)
+    """,
     "a class attribute `forward = fn`": """
         import torch
         from torch import nn
@@ -544,6 +556,17 @@ def test_a_function_a_compiled_region_reaches_as_a_value_gets_no_guard(case: str
 
 
 HOST_VALUES = {
+    "a method fetched by name in host code": """
+        import torch
+
+        class Runner:
+            def _inner(self, cache, x):
+                n = cache.get_seq_length()
+                return x[:, n:]
+
+            def run(self, cache, x):
+                return getattr(self, "_inner")(cache, x)
+    """,
     "a class attribute that is a generation method (the loop runs it on the host)": """
         import torch
 

@@ -484,7 +484,8 @@ class CallGraph:
 
     def reads_method(self, caller: Definition, line: int, method: Definition) -> bool:
         """`self.m` or `cls.m` read on `line` of a method of the same class family without being called
-        there: handed on (`checkpoint(self._inner, x)`) or a property read (`self.length`)."""
+        there: handed on (`checkpoint(self._inner, x)`) or a property read (`self.length`); or fetched
+        by name (`getattr(self, "m")(...)`)."""
         cls, own = caller_class(caller), method.enclosing_class
         function = caller.node
         if cls is None or own is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -494,13 +495,16 @@ class CallGraph:
         nodes = [node for statement in statements_at(function.body, line) for node in ast.walk(statement)]
         called = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
         return any(
-            isinstance(node, ast.Attribute)
-            and node.attr == method.name
-            and isinstance(node.ctx, ast.Load)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in ("self", "cls")
-            and node.lineno == line
-            and id(node) not in called
+            (
+                isinstance(node, ast.Attribute)
+                and node.attr == method.name
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+                and node.lineno == line
+                and id(node) not in called
+            )
+            or fetches_own_attribute(node, method.name)
             for node in nodes
         )
 
@@ -562,3 +566,14 @@ def constructed_attributes(cls: ast.ClassDef) -> Iterator[tuple[str, str]]:
                         key = ex.dotted_name(target)
                         if key.startswith("self.") and key.count(".") == 1:
                             yield key.removeprefix("self."), ex.called_name(statement.value)
+
+
+def fetches_own_attribute(node: ast.AST, name: str) -> bool:
+    """`getattr(self, "name")` or `getattr(cls, "name", default)`."""
+    fetched = ex.getattr_of(node) if isinstance(node, ast.expr) else None
+    return (
+        fetched is not None
+        and fetched[1] == name
+        and isinstance(fetched[0], ast.Name)
+        and fetched[0].id in ("self", "cls")
+    )
