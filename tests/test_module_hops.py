@@ -52,6 +52,11 @@ def trim_findings(package: Path) -> list[Finding]:
     return list(check_path(str(package / "positions.py"), Settings()).findings)
 
 
+def assert_host_guard(finding: Finding) -> None:
+    assert not finding.compiled_region
+    assert is_safe_guard(finding)
+
+
 def is_safe_guard(finding: Finding) -> bool:
     return finding.fix.kind is FixKind.GUARD_AFTER and finding.fix.safety is FixSafety.SAFE
 
@@ -70,8 +75,7 @@ def test_the_same_chain_from_host_code_keeps_its_guard(tmp_path: Path) -> None:
     """Must-report twin: only a generation loop calls the layer helper."""
     package = write_package(tmp_path, {"positions": POSITIONS, "layers": LAYERS, "generation": GENERATION}, "zoo")
     [finding] = trim_findings(package)
-    assert not finding.compiled_region
-    assert is_safe_guard(finding)
+    assert_host_guard(finding)
 
 
 CACHE_OPS = """\
@@ -102,8 +106,7 @@ def test_a_method_two_modules_from_host_code_keeps_its_guard(tmp_path: Path) -> 
     modules = {"cache_ops": CACHE_OPS, "layers": LAYERS_WITH_METHOD, "generation": GENERATION}
     package = write_package(tmp_path, modules, "zoo")
     [finding] = check_path(str(package / "cache_ops.py"), Settings()).findings
-    assert not finding.compiled_region
-    assert is_safe_guard(finding)
+    assert_host_guard(finding)
 
 
 PING = """\
@@ -136,8 +139,7 @@ def test_modules_that_call_each_other_end_the_search(tmp_path: Path) -> None:
     """A cycle through two modules: host code when nothing compiled calls into it ..."""
     package = write_package(tmp_path, {"ping": PING, "pong": PONG}, "zoo")
     [finding] = check_path(str(package / "ping.py"), Settings()).findings
-    assert not finding.compiled_region
-    assert is_safe_guard(finding)
+    assert_host_guard(finding)
 
 
 def test_a_cycle_a_forward_calls_into_is_compiled(tmp_path: Path) -> None:
@@ -207,21 +209,17 @@ def test_a_helper_whose_caller_in_its_module_a_forward_elsewhere_calls_is_compil
 def test_the_same_helper_whose_caller_only_host_code_elsewhere_calls_keeps_its_guard(tmp_path: Path) -> None:
     package = write_package(tmp_path, {"ops": OPS, "generation": GENERATION_OPS}, "zoo")
     [finding] = ops_findings(package)
-    assert not finding.compiled_region
-    assert is_safe_guard(finding)
+    assert_host_guard(finding)
 
 
-OFFSETS = """\
-    class Offsets:
-        @staticmethod
-        def trim(cache, ids):
-            past = cache.get_seq_length()
-            return ids[:, past:]
-
+OFFSETS = (
+    CACHE_OPS
+    + """
         @staticmethod
         def attend(cache, ids):
             return Offsets.trim(cache, ids)
 """
+)
 
 
 def test_a_method_whose_caller_in_its_class_a_forward_elsewhere_calls_is_compiled(tmp_path: Path) -> None:
