@@ -502,6 +502,44 @@ REACHED_AS_A_VALUE = {
 
         fast = maybe_compile(step)
     """,
+    "a function of the module that hands its argument to another such function": """
+        import torch
+
+        def maybe_compile(fn):
+            return torch.compile(fn)
+
+        def compile_step(fn):
+            return maybe_compile(fn)
+
+        @compile_step
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
+    "a function of the module that compiles its argument through a compiler bound to a name": """
+        import torch
+
+        compile_fn = torch.compile
+
+        def wrap(fn):
+            return compile_fn(fn)
+
+        @wrap
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
+    "a function of the module that compiles its argument, the compiler spelled in another NFKC form": """
+        import torch
+
+        def wrap(fn):
+            return torch.ｃｏｍｐｉｌｅ(fn)
+
+        @wrap
+        def step(cache, x):
+            n = cache.get_seq_length()
+            return x[:, n:]
+    """,
     "`torch._dynamo` imported under another name": """
         import torch
         import torch._dynamo as dynamo

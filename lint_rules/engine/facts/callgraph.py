@@ -40,6 +40,7 @@ from lint_rules.engine.facts.installed import (
     functions_in,
     installations,
     is_installed,
+    names_a_compiler,
     plain_bindings,
     torch_compiled_names,
 )
@@ -419,9 +420,9 @@ class CallGraph:
     @functools.cached_property
     def compilers(self) -> frozenset[str]:
         """Every form of torch's compilers names `compile` or `optimize` somewhere in the module."""
-        if "compile" not in self.text and "optimize" not in self.text:
+        if not names_a_compiler(self.text, self.local_names.non_ascii_lines):
             return frozenset()
-        return compiler_names(self.tree, self.torch_aliases)
+        return compiler_names(self.tree, self.torch_aliases, self.text, self.local_names.non_ascii_lines)
 
     def callers(self, definition: Definition) -> Iterator[tuple[Definition, int]]:
         """The functions of the module that may call `definition`, with the line of the call. A
@@ -536,7 +537,9 @@ class CallGraph:
         """`name` is passed to `torch.compile(...)`, or installed on an object (`is_installed`),
         somewhere in the module."""
         if self._compiled_names is None:
-            self._compiled_names = frozenset(torch_compiled_names(self.text, self.tree, self.torch_aliases))
+            self._compiled_names = frozenset(
+                torch_compiled_names(self.text, self.tree, self.compilers, self.local_names.non_ascii_lines)
+            )
         if name in self._compiled_names:
             return True
         if name not in self._installed:

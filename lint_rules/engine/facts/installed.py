@@ -14,20 +14,22 @@ from typing import TypeGuard
 
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import GENERATION_HOOKS
-from lint_rules.engine.facts.definitions import last_line_of, statements_at_lines
+from lint_rules.engine.facts.definitions import first_line_of, last_line_of, statements_at_lines
 from lint_rules.engine.facts.module_text import import_statements, lines_mentioning, top_level_statements
 
 
-def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[str]) -> Iterator[str]:
-    """The names of the functions the module hands to Dynamo: `torch.compile(fn)` (also
+def torch_compiled_names(
+    text: str, tree: ast.Module, compilers: frozenset[str], non_ascii: list[tuple[int, str]]
+) -> Iterator[str]:
+    """The names of the functions the module hands to Dynamo (`compilers`: `compiler_names`;
+    `non_ascii`: the text's lines outside ASCII in NFKC form): `torch.compile(fn)` (also
     `torch.compile(model=fn)`, and `compile` imported from torch under any name),
     `torch._dynamo.optimize(...)(fn)`. (`torch.jit.script(fn)` as a call is not followed: a region
     is TorchScript only as a decorator, `compiled.is_torchscript`.)"""
-    words = ["compile", "optimize"]
-    if not lines_mentioning(text, words):
+    if not compilers:
         return
-    compilers = compiler_names(tree, torch_aliases)
-    lines = lines_mentioning(text, [*words, *(name for name in compilers if "." not in name)])
+    words = [*COMPILER_WORDS, *(name for name in compilers if "." not in name)]
+    lines = lines_naming(text, non_ascii, words, whole_words=False)
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
     for node in ex.statement_parts(statements):
@@ -39,18 +41,23 @@ def torch_compiled_names(text: str, tree: ast.Module, torch_aliases: frozenset[s
         yield from (ex.dotted_name(value).rpartition(".")[2] for value in compiled if ex.dotted_name(value))
 
 
+COMPILER_WORDS = ("compile", "optimize")
+"""Every form of torch's compilers names one of these somewhere in the module."""
 COMPILER_PATHS = ("compile", "_dynamo.optimize", "compiler.compile")
 """torch's compilers, under `torch`."""
 COMPILER_MODULES = {"_dynamo": "optimize", "compiler": "compile"}
 """The modules of torch that hold one, and its name there."""
 
 
-def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> frozenset[str]:
+def compiler_names(
+    tree: ast.Module, torch_aliases: frozenset[str], text: str, non_ascii: list[tuple[int, str]]
+) -> frozenset[str]:
     """How the module writes torch's compilers: `torch.compile`, `th._dynamo.optimize`, a `compile`
     imported from torch (`from torch import compile as tc`), through a module of torch bound to a
     name (`import torch._dynamo as dynamo` ... `dynamo.optimize`), or a module-level name bound to one
     (`compile_fn = torch.compile`, also under `if`/`try` or as one branch of a conditional: a name
-    bound to one anywhere counts, when in doubt)."""
+    bound to one anywhere counts, when in doubt). A function is read for a call of a compiler only
+    where its lines name one (`non_ascii`: the text's lines outside ASCII in NFKC form)."""
     names = {f"{alias}.{path}" for alias in torch_aliases for path in COMPILER_PATHS}
     for statement in import_statements(tree.body):
         for module, name, bound in imported_torch_names(statement):
@@ -60,10 +67,37 @@ def compiler_names(tree: ast.Module, torch_aliases: frozenset[str]) -> frozenset
                 names.add(f"{bound}.{COMPILER_MODULES[name]}")
     for top_level in top_level_statements(tree.body):
         names |= {name for name, value in plain_bindings(top_level) if may_be_a_compiler(value, names)}
+    naming = lines_naming(text, non_ascii, [name.rpartition(".")[2] for name in names])
     for top_level in top_level_statements(tree.body):
-        if isinstance(top_level, (ast.FunctionDef, ast.AsyncFunctionDef)) and compiles_its_argument(top_level, names):
+        if (
+            isinstance(top_level, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and names_any_line(top_level, naming)
+            and compiles_its_argument(top_level, names)
+        ):
             names.add(top_level.name)
+            naming = sorted({*naming, *lines_naming(text, non_ascii, [top_level.name])})
     return frozenset(names)
+
+
+def names_any_line(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[int]) -> bool:
+    """One of the sorted `lines` lies within the function, its decorators included."""
+    index = bisect.bisect_left(lines, first_line_of(function))
+    return index < len(lines) and lines[index] <= last_line_of(function)
+
+
+def names_a_compiler(text: str, non_ascii: list[tuple[int, str]]) -> bool:
+    """Cheaply: the text, or the NFKC form of one of its lines outside ASCII, names `compile` or `optimize`."""
+    return any(word in text for word in COMPILER_WORDS) or any(
+        word in normalized for _, normalized in non_ascii for word in COMPILER_WORDS
+    )
+
+
+def lines_naming(text: str, non_ascii: list[tuple[int, str]], names: list[str], whole_words: bool = True) -> list[int]:
+    """The lines where one of `names` occurs (as a word, with `whole_words`), or in the NFKC form of a
+    line outside ASCII."""
+    found = lines_mentioning(text, sorted(set(names)), whole_words)
+    spelled_otherwise = [number for number, normalized in non_ascii if any(name in normalized for name in names)]
+    return sorted({*found, *spelled_otherwise})
 
 
 def compiles_its_argument(function: ast.FunctionDef | ast.AsyncFunctionDef, compilers: set[str]) -> bool:
