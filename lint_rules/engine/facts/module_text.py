@@ -239,14 +239,23 @@ def lines_that_may_bind(text: str, name: str) -> list[int]:
 
 def non_ascii_lines(text: str) -> list[tuple[int, str]]:
     """Each line that holds a character outside ASCII, with its NFKC form: a name Python reads from
-    another Unicode spelling (`ｆ` is `f`) is written out there."""
+    another Unicode spelling (`ｆ` is `f`) is written out there. Kept for the text asked about last
+    (the module being analyzed asks for it from several facts)."""
     if text.isascii():
         return []
-    return [
+    if _LAST_NON_ASCII and _LAST_NON_ASCII[0][0] is text:
+        return _LAST_NON_ASCII[0][1]
+    found = [
         (number, unicodedata.normalize("NFKC", line))
         for number, line in enumerate(split_lines(text), 1)
         if not line.isascii()
     ]
+    _LAST_NON_ASCII[:] = [(text, found)]
+    return found
+
+
+_LAST_NON_ASCII: list[tuple[str, list[tuple[int, str]]]] = []
+"""The last text `non_ascii_lines` read and what it found."""
 
 
 def with_non_ascii(found: list[int], non_ascii: list[tuple[int, str]], name: str) -> list[int]:

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import ast
 import re
-import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.definitions import statements_at_lines
-from lint_rules.engine.facts.module_text import lines_of_offsets, torch_bindings, whole_word
-from lint_rules.lines import split_lines
+from lint_rules.engine.facts.module_text import (
+    lines_of_offsets,
+    non_ascii_lines,
+    torch_bindings,
+    whole_word,
+    with_non_ascii,
+)
 
 Scope = tuple[int, int, bool]
 """A function's or class's first and last line, and whether it is a class."""
@@ -101,15 +105,7 @@ def candidate_lines(text: str, name: str) -> list[int]:
         ):
             continue
         offsets.append(match.start())
-    lines = set(lines_of_offsets(text, offsets))
-    if not text.isascii():
-        all_lines = split_lines(text)
-        outside_ascii = lines_of_offsets(text, [match.start() for match in NON_ASCII.finditer(text)])
-        lines |= {number for number in outside_ascii if name in unicodedata.normalize("NFKC", all_lines[number - 1])}
-    return sorted(lines)
-
-
-NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+    return with_non_ascii(lines_of_offsets(text, offsets), non_ascii_lines(text), name)
 
 
 FROM_MODULE = re.compile(r"\s*from\s+")
