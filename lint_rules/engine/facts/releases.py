@@ -67,10 +67,22 @@ class ReleaseFacts(NamedTuple):
 
     def length_kind(self, cls: str) -> str:
         """The class's length kind in this release; "" when it has no such class."""
-        return dict(self.lengths).get(cls, "")
+        return kinds_by_class(self.lengths).get(cls, "")
 
     def counters_of(self, cls: str) -> frozenset[str]:
         return frozenset(attribute for owner, attribute in self.counters if owner == cls)
+
+
+def kinds_by_class(lengths: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """`dict(lengths)`, made once for each row's table (the engine asks rows tens of thousands of times
+    in a run); kept with the table itself, so that an id is never read for another table."""
+    kept = _KINDS_BY_CLASS.get(id(lengths))
+    if kept is None or kept[0] is not lengths:
+        kept = _KINDS_BY_CLASS[id(lengths)] = (lengths, dict(lengths))
+    return kept[1]
+
+
+_KINDS_BY_CLASS: dict[int, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {}
 
 
 def _lengths(**kinds: str) -> tuple[tuple[str, str], ...]:
