@@ -663,6 +663,15 @@ SLG005 = _register(
             ),
             Example(
                 """
+                def _forwarded_length(self, layer_idx: int = 0) -> int:
+                    return self.layers[0].get_seq_length()
+
+                Cache.get_seq_length = _forwarded_length
+                """,
+                why="the same, installed as the length method under another name (easydel's patch)",
+            ),
+            Example(
+                """
                 def annotated_then_guarded(cache) -> int:
                     n: int = cache.get_seq_length()
                     if isinstance(n, torch.Tensor):

@@ -141,3 +141,74 @@ def test_a_method_of_the_class_patched_by_any_spelling_is_reported(patch: str) -
     any object outside the class's own methods."""
     more = OTHER_INIT + textwrap.indent(patch, "    ") + "\n"
     assert codes_with(COUNTER_CACHE, more) == ["SLG002"]
+
+
+EASYDEL_PATCH = """\
+    import transformers.models.qwen3_next.modeling_qwen3_next as hf
+
+
+    def _patch():
+        cache_cls = getattr(hf, "Qwen3NextDynamicCache", None)
+        if cache_cls is not None:
+            original_get_seq_length = getattr(cache_cls, "get_seq_length", None)
+            if original_get_seq_length is not None:
+
+                def _patched_get_seq_length(self, layer_idx: int | None = 0) -> int:
+                    if not getattr(self, "transformer_layers", None):
+                        return 0
+                    return original_get_seq_length(self, layer_idx)
+
+                cache_cls.get_seq_length = _patched_get_seq_length
+"""
+"""easydel 0.3.0: a function installed as the length method forwards the original's length. Like a
+`def get_seq_length` of a class, its `return` is no use: the uses are its callers' (`.get_seq_length()`)."""
+
+
+MODULE_LEVEL_PATCH = """\
+    from transformers import DynamicCache
+
+
+    def _forwarded_length(self, layer_idx: int = 0) -> int:
+        return self.layers[layer_idx].get_seq_length()
+
+
+    DynamicCache.get_seq_length = _forwarded_length
+"""
+
+
+@pytest.mark.parametrize("patch", [EASYDEL_PATCH, MODULE_LEVEL_PATCH], ids=["nested, as easydel", "module-level"])
+def test_a_function_installed_as_the_length_method_may_return_the_length_it_forwards(patch: str) -> None:
+    assert findings_in(textwrap.dedent(patch)) == []
+
+
+INSTALLED_TWINS = {
+    "installed as another method: its `-> int` return is a use (SLG005)": (
+        EASYDEL_PATCH.replace("cache_cls.get_seq_length =", "cache_cls.crop ="),
+        "",
+        "SLG005",
+    ),
+    "also called by its own name, its result a slice bound (SLG002)": (
+        MODULE_LEVEL_PATCH,
+        """
+        def trim(cache, ids):
+            return ids[:, _forwarded_length(cache):]
+        """,
+        "SLG002",
+    ),
+    "another function of the module has its name (SLG005)": (
+        EASYDEL_PATCH,
+        """
+        class Other:
+            def _patched_get_seq_length(self) -> int:
+                return 0
+        """,
+        "SLG005",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", INSTALLED_TWINS.values(), ids=INSTALLED_TWINS.keys())
+def test_a_forwarding_function_not_surely_the_installed_length_method_is_reported(case: tuple[str, str, str]) -> None:
+    patch, more, code = case
+    source = textwrap.dedent(patch) + textwrap.dedent(more)
+    assert code in [finding.code for finding in findings_in(source)]

@@ -36,12 +36,14 @@ from lint_rules.engine.facts.definitions import (
 )
 from lint_rules.engine.facts.installed import (
     DISABLERS,
+    attributes_installed,
     compiler_names,
     functions_in,
     installations,
     is_installed,
     names_a_compiler,
     plain_bindings,
+    statements_naming,
     torch_compiled_names,
 )
 from lint_rules.engine.facts.local_names import LocalNames
@@ -125,7 +127,6 @@ class CallGraph:
         self._installed: dict[str, bool] = {}
         self._aliases: dict[str, list[str]] = {}
         self._lines_naming: dict[str, list[int]] = {}
-        self._setattr_lines: list[int] | None = None
         self._lineages: dict[int, list[ast.ClassDef]] = {}
         self._callers_elsewhere: dict[Hashable, str] = {}
         """What `compiled_caller_elsewhere` found, by `search_key`."""
@@ -543,12 +544,23 @@ class CallGraph:
         if name in self._compiled_names:
             return True
         if name not in self._installed:
-            if self._setattr_lines is None:
-                self._setattr_lines = lines_mentioning(self.text, ["setattr"])
             self._installed[name] = False  # a name bound to itself through aliases ends here
-            installed, aliases = is_installed(name, self.lines_naming(name), self.tree, self._setattr_lines)
+            installed, aliases = is_installed(name, self.lines_naming(name), self.tree, self.setattr_lines)
             self._installed[name] = installed or any(map(self.compiled_by_name, aliases))
         return self._installed[name]
+
+    def installed_as(self, name: str) -> frozenset[str]:
+        """The attributes or items the module installs the function `name` as, anywhere
+        (`Cache.get_seq_length = name`, `setattr(obj, "forward", name)`)."""
+        return frozenset(
+            attribute
+            for statement in statements_naming(self.lines_naming(name), self.tree)
+            for attribute in attributes_installed(name, statement, self.tree, self.setattr_lines)
+        )
+
+    @functools.cached_property
+    def setattr_lines(self) -> list[int]:
+        return lines_mentioning(self.text, ["setattr"])
 
     def lines_naming(self, name: str) -> list[int]:
         """The lines where `name` occurs as a whole word, or, outside ASCII, in its NFKC form (`ｆ(` is

@@ -166,16 +166,30 @@ def is_installed(name: str, lines: list[int], tree: ast.Module, setattr_lines: l
     a generation method (`installed_as_generation_hook`), which runs on the host. Only the statements
     on the `lines` that name it are read. Also gives the plain names the function is bound to there
     (`fn = patched`), which may be installed in turn."""
-    at_lines = statements_at_lines(tree.body, lines)
     aliases: list[str] = []
-    for statement in dict.fromkeys(found for line in lines for found in at_lines.get(line, [])):
-        in_a_class = in_a_class_body(statement, tree)
-        for attribute, value in installations(statement, spans_any(statement, setattr_lines), in_a_class):
-            if not installed_as_generation_hook(attribute, name) and name in functions_in(value):
-                return True, []
-        if not in_a_class:
+    for statement in statements_naming(lines, tree):
+        attributes = attributes_installed(name, statement, tree, setattr_lines)
+        if any(not installed_as_generation_hook(attribute, name) for attribute in attributes):
+            return True, []
+        if not in_a_class_body(statement, tree):
             aliases += [alias for alias, value in plain_bindings(statement) if name in functions_in(value)]
     return False, aliases
+
+
+def statements_naming(lines: list[int], tree: ast.Module) -> list[ast.stmt]:
+    """The statements on `lines` (the lines that name a function), each once."""
+    at_lines = statements_at_lines(tree.body, lines)
+    return list(dict.fromkeys(found for line in lines for found in at_lines.get(line, [])))
+
+
+def attributes_installed(name: str, statement: ast.stmt, tree: ast.Module, setattr_lines: list[int]) -> list[str]:
+    """The attributes or items the statement installs the function `name` as (`is_installed`)."""
+    in_a_class = in_a_class_body(statement, tree)
+    return [
+        attribute
+        for attribute, value in installations(statement, spans_any(statement, setattr_lines), in_a_class)
+        if name in functions_in(value)
+    ]
 
 
 def in_a_class_body(statement: ast.stmt, tree: ast.Module) -> bool:

@@ -13,6 +13,7 @@ from lint_rules.engine.facts.attribute_stores import unless_shadowed
 from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
+from lint_rules.engine.facts.module_text import bound_names
 from lint_rules.engine.flow.scope import EntryKinds, Scope
 from lint_rules.engine.flow.taint import INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE
 
@@ -46,6 +47,8 @@ def function_scope(
         region=functools.partial(module.calls.compiled_region, definition),
         returns_int=ex.is_int_annotation(node.returns),
         is_source_definition=node.name.lstrip("_") in module.source_methods,
+        installed_as_source_method=ex.is_int_annotation(node.returns)
+        and installed_as_source_method(definition, module),
         int_typed_names=frozenset(int_names),
         entry_kinds=entry_kinds(
             arguments,
@@ -60,6 +63,15 @@ def function_scope(
         parameters=tuple(argument.arg for argument in arguments if argument.arg not in ("self", "cls")),
         definition=definition,
     )
+
+
+def installed_as_source_method(definition: Definition, module: ModuleFacts) -> bool:
+    """The module installs the function as a source method, and nothing else in the module binds its
+    name (the name installed is then surely this function)."""
+    if not module.calls.installed_as(definition.name) & module.source_methods:
+        return False
+    bindings = (name for node in ast.walk(module.tree) for name in bound_names(node))
+    return sum(name == definition.name for name in bindings) == 1
 
 
 def entry_kinds(

@@ -239,7 +239,11 @@ class FunctionWalker(ValueWalker):
         for origin in taint:
             if isinstance(origin, Origin):
                 origin.returned = True
-        if taint and self.scope.returns_int and not self.scope.is_source_definition:
+        if (
+            taint
+            and self.scope.returns_int
+            and not (self.scope.is_source_definition or self.scope.installed_as_source_method)
+        ):
             self.uses.int_return(node.value, taint)
 
     def walk_if(self, node: ast.If, state: State) -> State | None:
