@@ -149,6 +149,17 @@ DEFAULT_REQUIREMENTS = (
     "betterairllm==2.11.0",
     "angelslim==0.5.0",
     "pysteer-adaptation==0.1.2",
+    # A fourth round, labelled by a reader after the checker ran, on 2026-12-05 night (REAL_CODE.md).
+    "qwen-tts-compat==0.1.1.post1",
+    "onnx-diagnostic==0.9.3",
+    "qwen-asr-dgxspark==0.1.1",
+    "indextts2-inference==2.1.1",
+    "indextts2-cli==1.0.2",
+    "sparsevlm==0.1.3",
+    "easydel==0.3.0",
+    "lightning-thunder==0.2.6",
+    "repsteer==0.2.4",
+    "turboquant-torch==0.4.0",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
