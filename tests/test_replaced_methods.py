@@ -176,7 +176,17 @@ MODULE_LEVEL_PATCH = """\
 """
 
 
-@pytest.mark.parametrize("patch", [EASYDEL_PATCH, MODULE_LEVEL_PATCH], ids=["nested, as easydel", "module-level"])
+BOUND_PATCH = MODULE_LEVEL_PATCH.replace(
+    "DynamicCache.get_seq_length = _forwarded_length",
+    "def patch(cache):\n        cache.get_seq_length = _forwarded_length.__get__(cache)",
+)
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [EASYDEL_PATCH, MODULE_LEVEL_PATCH, BOUND_PATCH],
+    ids=["nested, as easydel", "private, module-level", "bound to one object"],
+)
 def test_a_function_installed_as_the_length_method_may_return_the_length_it_forwards(patch: str) -> None:
     assert findings_in(textwrap.dedent(patch)) == []
 
@@ -194,6 +204,19 @@ INSTALLED_TWINS = {
             return ids[:, _forwarded_length(cache):]
         """,
         "SLG002",
+    ),
+    "a public module-level function: another module may call it by name, trusting `-> int` (SLG005)": (
+        MODULE_LEVEL_PATCH.replace("_forwarded_length", "forwarded_length"),
+        "",
+        "SLG005",
+    ),
+    "what is installed is built from it, not the function itself (SLG005)": (
+        MODULE_LEVEL_PATCH.replace(
+            "DynamicCache.get_seq_length = _forwarded_length",
+            "DynamicCache.get_seq_length = lambda self, layer_idx=0: _forwarded_length(self) + 1",
+        ),
+        "",
+        "SLG005",
     ),
     "another function of the module has its name (SLG005)": (
         EASYDEL_PATCH,

@@ -550,12 +550,12 @@ class CallGraph:
         return self._installed[name]
 
     def installed_as(self, name: str) -> frozenset[str]:
-        """The attributes or items the module installs the function `name` as, anywhere
-        (`Cache.get_seq_length = name`, `setattr(obj, "forward", name)`)."""
+        """The attributes or items the module installs the function `name` itself as, anywhere
+        (`Cache.get_seq_length = name`, `setattr(obj, "forward", name)`, `name.__get__(obj)`)."""
         return frozenset(
             attribute
             for statement in statements_naming(self.lines_naming(name), self.tree)
-            for attribute in attributes_installed(name, statement, self.tree, self.setattr_lines)
+            for attribute in attributes_installed(name, statement, self.tree, self.setattr_lines, as_itself=True)
         )
 
     @functools.cached_property

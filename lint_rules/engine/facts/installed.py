@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import weakref
 from collections.abc import Iterator
 from typing import TypeGuard
 
@@ -182,24 +183,41 @@ def statements_naming(lines: list[int], tree: ast.Module) -> list[ast.stmt]:
     return list(dict.fromkeys(found for line in lines for found in at_lines.get(line, [])))
 
 
-def attributes_installed(name: str, statement: ast.stmt, tree: ast.Module, setattr_lines: list[int]) -> list[str]:
-    """The attributes or items the statement installs the function `name` as (`is_installed`)."""
+def attributes_installed(
+    name: str, statement: ast.stmt, tree: ast.Module, setattr_lines: list[int], as_itself: bool = False
+) -> list[str]:
+    """The attributes or items the statement installs the function `name` as (`is_installed`); with
+    `as_itself`, only where what is installed is the function itself, bound or not (`bound_function`),
+    not a value built from it (`lambda self: name(self) + 1`)."""
     in_a_class = in_a_class_body(statement, tree)
     return [
         attribute
         for attribute, value in installations(statement, spans_any(statement, setattr_lines), in_a_class)
-        if name in functions_in(value)
+        if (is_the_function(value, name) if as_itself else name in functions_in(value))
     ]
+
+
+def is_the_function(value: ast.expr, name: str) -> bool:
+    function = bound_function(value)
+    return isinstance(function, ast.Name) and function.id == name
 
 
 def in_a_class_body(statement: ast.stmt, tree: ast.Module) -> bool:
     """The statement stands directly in the body of a module-level class."""
-    return any(
-        isinstance(cls, ast.ClassDef)
-        and cls.lineno <= statement.lineno <= (cls.end_lineno or cls.lineno)
-        and statement in cls.body
-        for cls in top_level_statements(tree.body)
-    )
+    return id(statement) in class_level_statements(tree)
+
+
+def class_level_statements(tree: ast.Module) -> frozenset[int]:
+    """The ids of the statements that stand directly in a module-level class's body, found once per
+    tree (and forgotten with it, so that no id is read for another tree's node)."""
+    found = _CLASS_LEVEL.get(tree)
+    if found is None:
+        classes = [cls for cls in top_level_statements(tree.body) if isinstance(cls, ast.ClassDef)]
+        found = _CLASS_LEVEL[tree] = frozenset(id(statement) for cls in classes for statement in cls.body)
+    return found
+
+
+_CLASS_LEVEL: weakref.WeakKeyDictionary[ast.Module, frozenset[int]] = weakref.WeakKeyDictionary()
 
 
 def plain_bindings(statement: ast.stmt) -> Iterator[tuple[str, ast.expr]]:
@@ -298,8 +316,11 @@ def functions_in(value: ast.expr) -> set[str]:
 
 
 def bound_function(value: ast.expr) -> ast.expr:
-    """`fn`, `types.MethodType(fn, module)` or `functools.partial(fn, ...)`: the function itself."""
-    wrapper = ex.called_name(value).rpartition(".")[2] if isinstance(value, ast.Call) else ""
-    if isinstance(value, ast.Call) and wrapper in {"MethodType", "partial"} and value.args:
-        return value.args[0]
-    return value
+    """`fn`, `types.MethodType(fn, obj)`, `functools.partial(fn, ...)` or `fn.__get__(obj)`: the
+    function itself."""
+    if not isinstance(value, ast.Call):
+        return value
+    if isinstance(value.func, ast.Attribute) and value.func.attr == "__get__":
+        return value.func.value
+    wrapper = ex.called_name(value).rpartition(".")[2]
+    return value.args[0] if wrapper in {"MethodType", "partial"} and value.args else value

@@ -66,8 +66,12 @@ def function_scope(
 
 
 def installed_as_source_method(definition: Definition, module: ModuleFacts) -> bool:
-    """The module installs the function as a source method, and nothing else in the module binds its
-    name (the name installed is then surely this function)."""
+    """The module installs the function itself as a source method, nothing else in the module binds
+    its name (the name installed is then surely this function), and no other module can call it by
+    its name, trusting its `-> int` (it is private, or nested in a function)."""
+    nested = definition.parent is not None and definition.parent.is_function
+    if not (definition.name.startswith("_") or nested):
+        return False
     if not module.calls.installed_as(definition.name) & module.source_methods:
         return False
     bindings = (name for node in ast.walk(module.tree) for name in bound_names(node))
