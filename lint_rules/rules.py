@@ -663,12 +663,13 @@ SLG005 = _register(
             ),
             Example(
                 """
-                def _forwarded_length(self, layer_idx: int = 0) -> int:
-                    return self.layers[0].get_seq_length()
+                def patch(cache_cls):
+                    def _forwarded_length(self, layer_idx: int = 0) -> int:
+                        return self.layers[0].get_seq_length()
 
-                Cache.get_seq_length = _forwarded_length
+                    cache_cls.get_seq_length = _forwarded_length
                 """,
-                why="the same, installed as the length method under another name (easydel's patch)",
+                why="the same, nested and installed as the length method under another name (easydel's patch)",
             ),
             Example(
                 """

@@ -9,10 +9,14 @@ silent, with the reason."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from lint_rules.checking import check_path
+from lint_rules.settings import Settings
 from tests.module_cases import COUNTER_CACHE, codes_with, findings_in
+from tests.package_files import write_package
 
 DYNAMIC = """\
     import torch
@@ -161,7 +165,12 @@ EASYDEL_PATCH = """\
                 cache_cls.get_seq_length = _patched_get_seq_length
 """
 """easydel 0.3.0: a function installed as the length method forwards the original's length. Like a
-`def get_seq_length` of a class, its `return` is no use: the uses are its callers' (`.get_seq_length()`)."""
+`def get_seq_length` of a class, its `return` is no use: the uses are its callers' (`.get_seq_length()`),
+and nothing can call a function nested in another by its name."""
+
+
+def test_a_nested_function_installed_as_the_length_method_may_return_the_length_it_forwards() -> None:
+    assert findings_in(textwrap.dedent(EASYDEL_PATCH)) == []
 
 
 MODULE_LEVEL_PATCH = """\
@@ -174,49 +183,63 @@ MODULE_LEVEL_PATCH = """\
 
     DynamicCache.get_seq_length = _forwarded_length
 """
-
-
 BOUND_PATCH = MODULE_LEVEL_PATCH.replace(
     "DynamicCache.get_seq_length = _forwarded_length",
     "def patch(cache):\n        cache.get_seq_length = _forwarded_length.__get__(cache)",
 )
+OTHER_MODULE = """\
+    def helper(ids):
+        return ids[:, 1:]
+"""
 
 
-@pytest.mark.parametrize(
-    "patch",
-    [EASYDEL_PATCH, MODULE_LEVEL_PATCH, BOUND_PATCH],
-    ids=["nested, as easydel", "private, module-level", "bound to one object"],
-)
-def test_a_function_installed_as_the_length_method_may_return_the_length_it_forwards(patch: str) -> None:
-    assert findings_in(textwrap.dedent(patch)) == []
+@pytest.mark.parametrize("patch", [MODULE_LEVEL_PATCH, BOUND_PATCH], ids=["on the class", "bound to one object"])
+def test_a_private_function_no_other_module_names_may_return_the_length_it_forwards(tmp_path: Path, patch: str) -> None:
+    package = write_package(tmp_path, {"patches": patch, "other": OTHER_MODULE})
+    assert check_path(str(package / "patches.py"), Settings()).findings == ()
+
+
+def test_the_same_function_another_module_calls_by_name_is_reported(tmp_path: Path) -> None:
+    """It trusts the `-> int`, and is checked only if its text names a source method."""
+    caller = """\
+        from .patches import _forwarded_length
+
+
+        def trim(cache, ids):
+            return ids[:, _forwarded_length(cache):]
+    """
+    package = write_package(tmp_path, {"patches": MODULE_LEVEL_PATCH, "other": caller})
+    assert [finding.code for finding in check_path(str(package / "patches.py"), Settings()).findings] == ["SLG005"]
 
 
 INSTALLED_TWINS = {
+    "a module outside a package: a script beside it may import the function (SLG005)": (MODULE_LEVEL_PATCH, ""),
+    "a public function: another module may call it by name (SLG005)": (
+        MODULE_LEVEL_PATCH.replace("_forwarded_length", "forwarded_length"),
+        "",
+    ),
     "installed as another method: its `-> int` return is a use (SLG005)": (
         EASYDEL_PATCH.replace("cache_cls.get_seq_length =", "cache_cls.crop ="),
         "",
-        "SLG005",
     ),
-    "also called by its own name, its result a slice bound (SLG002)": (
-        MODULE_LEVEL_PATCH,
-        """
-        def trim(cache, ids):
-            return ids[:, _forwarded_length(cache):]
-        """,
-        "SLG002",
-    ),
-    "a public module-level function: another module may call it by name, trusting `-> int` (SLG005)": (
-        MODULE_LEVEL_PATCH.replace("_forwarded_length", "forwarded_length"),
-        "",
-        "SLG005",
-    ),
-    "what is installed is built from it, not the function itself (SLG005)": (
-        MODULE_LEVEL_PATCH.replace(
-            "DynamicCache.get_seq_length = _forwarded_length",
-            "DynamicCache.get_seq_length = lambda self, layer_idx=0: _forwarded_length(self) + 1",
+    "installed as the length method and as another one (SLG005)": (
+        EASYDEL_PATCH.replace(
+            "cache_cls.get_seq_length = _patched_get_seq_length",
+            "cache_cls.get_seq_length = _patched_get_seq_length\n"
+            "                cache_cls.get_usable_length = _patched_get_seq_length",
         ),
         "",
-        "SLG005",
+    ),
+    "installed as an item of a table, not a method (SLG005)": (
+        EASYDEL_PATCH.replace("cache_cls.get_seq_length =", 'TABLE["get_seq_length"] ='),
+        "",
+    ),
+    "what is installed is built from it, not the function itself (SLG005)": (
+        EASYDEL_PATCH.replace(
+            "cache_cls.get_seq_length = _patched_get_seq_length",
+            "cache_cls.get_seq_length = lambda self, layer_idx=0: _patched_get_seq_length(self) + 1",
+        ),
+        "",
     ),
     "another function of the module has its name (SLG005)": (
         EASYDEL_PATCH,
@@ -225,13 +248,21 @@ INSTALLED_TWINS = {
             def _patched_get_seq_length(self) -> int:
                 return 0
         """,
-        "SLG005",
     ),
 }
 
 
 @pytest.mark.parametrize("case", INSTALLED_TWINS.values(), ids=INSTALLED_TWINS.keys())
-def test_a_forwarding_function_not_surely_the_installed_length_method_is_reported(case: tuple[str, str, str]) -> None:
-    patch, more, code = case
+def test_a_forwarding_function_not_surely_the_installed_length_method_is_reported(case: tuple[str, str]) -> None:
+    patch, more = case
     source = textwrap.dedent(patch) + textwrap.dedent(more)
-    assert code in [finding.code for finding in findings_in(source)]
+    assert "SLG005" in [finding.code for finding in findings_in(source)]
+
+
+def test_a_call_of_the_installed_function_by_its_own_name_is_a_source() -> None:
+    more = """
+        def trim(cache, ids):
+            return ids[:, _forwarded_length(cache):]
+    """
+    source = textwrap.dedent(MODULE_LEVEL_PATCH) + textwrap.dedent(more)
+    assert "SLG002" in [finding.code for finding in findings_in(source)]

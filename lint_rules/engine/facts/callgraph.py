@@ -560,6 +560,7 @@ class CallGraph:
 
     @functools.cached_property
     def setattr_lines(self) -> list[int]:
+        """The lines that say `setattr`: only a statement on one may install through the call."""
         return lines_mentioning(self.text, ["setattr"])
 
     def lines_naming(self, name: str) -> list[int]:

@@ -16,7 +16,12 @@ from typing import TypeGuard
 from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.caches import GENERATION_HOOKS
 from lint_rules.engine.facts.definitions import first_line_of, last_line_of, statements_at_lines
-from lint_rules.engine.facts.module_text import import_statements, lines_mentioning, top_level_statements
+from lint_rules.engine.facts.module_text import (
+    import_statements,
+    lines_mentioning,
+    top_level_statements,
+    with_non_ascii,
+)
 
 
 def torch_compiled_names(
@@ -30,7 +35,7 @@ def torch_compiled_names(
     if not compilers:
         return
     words = [*COMPILER_WORDS, *(name for name in compilers if "." not in name)]
-    lines = lines_naming(text, non_ascii, words, whole_words=False)
+    lines = lines_with_any(text, non_ascii, words, whole_words=False)
     at_lines = statements_at_lines(tree.body, lines)
     statements = [found for line in lines for found in at_lines.get(line, [])]
     for node in ex.statement_parts(statements):
@@ -68,7 +73,7 @@ def compiler_names(
                 names.add(f"{bound}.{COMPILER_MODULES[name]}")
     for top_level in top_level_statements(tree.body):
         names |= {name for name, value in plain_bindings(top_level) if may_be_a_compiler(value, names)}
-    naming = lines_naming(text, non_ascii, [name.rpartition(".")[2] for name in names])
+    naming = lines_with_any(text, non_ascii, [name.rpartition(".")[2] for name in names])
     for top_level in top_level_statements(tree.body):
         if (
             isinstance(top_level, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -76,7 +81,7 @@ def compiler_names(
             and compiles_its_argument(top_level, names)
         ):
             names.add(top_level.name)
-            naming = sorted({*naming, *lines_naming(text, non_ascii, [top_level.name])})
+            naming = sorted({*naming, *lines_with_any(text, non_ascii, [top_level.name])})
     return frozenset(names)
 
 
@@ -88,17 +93,15 @@ def names_any_line(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list
 
 def names_a_compiler(text: str, non_ascii: list[tuple[int, str]]) -> bool:
     """Cheaply: the text, or the NFKC form of one of its lines outside ASCII, names `compile` or `optimize`."""
-    return any(word in text for word in COMPILER_WORDS) or any(
-        word in normalized for _, normalized in non_ascii for word in COMPILER_WORDS
-    )
+    return any(word in text for word in COMPILER_WORDS) or bool(with_non_ascii([], non_ascii, *COMPILER_WORDS))
 
 
-def lines_naming(text: str, non_ascii: list[tuple[int, str]], names: list[str], whole_words: bool = True) -> list[int]:
+def lines_with_any(
+    text: str, non_ascii: list[tuple[int, str]], names: list[str], whole_words: bool = True
+) -> list[int]:
     """The lines where one of `names` occurs (as a word, with `whole_words`), or in the NFKC form of a
     line outside ASCII."""
-    found = lines_mentioning(text, sorted(set(names)), whole_words)
-    spelled_otherwise = [number for number, normalized in non_ascii if any(name in normalized for name in names)]
-    return sorted({*found, *spelled_otherwise})
+    return with_non_ascii(lines_mentioning(text, sorted(set(names)), whole_words), non_ascii, *names)
 
 
 def compiles_its_argument(function: ast.FunctionDef | ast.AsyncFunctionDef, compilers: set[str]) -> bool:
@@ -187,12 +190,13 @@ def attributes_installed(
     name: str, statement: ast.stmt, tree: ast.Module, setattr_lines: list[int], as_itself: bool = False
 ) -> list[str]:
     """The attributes or items the statement installs the function `name` as (`is_installed`); with
-    `as_itself`, only where what is installed is the function itself, bound or not (`bound_function`),
-    not a value built from it (`lambda self: name(self) + 1`)."""
+    `as_itself`, only the attributes where what is installed is the function itself, bound or not
+    (`bound_function`), not a value built from it (`lambda self: name(self) + 1`), nor an item."""
     in_a_class = in_a_class_body(statement, tree)
+    may_call_setattr = spans_any(statement, setattr_lines)
     return [
         attribute
-        for attribute, value in installations(statement, spans_any(statement, setattr_lines), in_a_class)
+        for attribute, value in installations(statement, may_call_setattr, in_a_class, items=not as_itself)
         if (is_the_function(value, name) if as_itself else name in functions_in(value))
     ]
 
@@ -241,18 +245,19 @@ def spans_any(statement: ast.stmt, lines: list[int]) -> bool:
 
 
 def installations(
-    statement: ast.stmt, may_call_setattr: bool, in_a_class: bool = False
+    statement: ast.stmt, may_call_setattr: bool, in_a_class: bool = False, items: bool = True
 ) -> Iterator[tuple[str, ast.expr]]:
-    """(name, value) for each attribute or item a statement binds: `x.name = value` (also annotated,
-    and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`, and in a class body
-    (`in_a_class`) `name = value`, an attribute of the class; the name is "" where it cannot be read.
-    `may_call_setattr` False (no line of the statement says `setattr`) skips the search for the call."""
+    """(name, value) for each attribute or item (`items`) a statement binds: `x.name = value` (also
+    annotated, and paired through tuples), `x["name"] = value`, `setattr(x, "name", value)`, and in a
+    class body (`in_a_class`) `name = value`, an attribute of the class; the name is "" where it
+    cannot be read (a forward hook's too). `may_call_setattr` False (no line of the statement says
+    `setattr`) skips the search for the call."""
     if in_a_class:
         yield from plain_bindings(statement)
     if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         for target in targets:
-            yield from bound_members(target, statement.value)
+            yield from bound_members(target, statement.value, items)
     for node in ex.statement_parts([statement]):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FORWARD_HOOKS:
             yield "", node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "hook"), node)
@@ -277,16 +282,16 @@ FORWARD_HOOKS = frozenset(
 """nn.Module's hooks that run inside the module's call: a compiled module runs them compiled."""
 
 
-def bound_members(target: ast.expr, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+def bound_members(target: ast.expr, value: ast.expr, items: bool = True) -> Iterator[tuple[str, ast.expr]]:
     if isinstance(target, (ast.Tuple, ast.List)):
         values = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value] * len(target.elts)
         if len(values) != len(target.elts):
             values = [value] * len(target.elts)
         for element, element_value in zip(target.elts, values, strict=True):
-            yield from bound_members(element, element_value)
+            yield from bound_members(element, element_value, items)
     elif isinstance(target, ast.Attribute):
         yield target.attr, value
-    elif isinstance(target, ast.Subscript):
+    elif isinstance(target, ast.Subscript) and items:
         key = target.slice
         yield (key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else ""), value
 

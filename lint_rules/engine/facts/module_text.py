@@ -258,9 +258,9 @@ _LAST_NON_ASCII: list[tuple[str, list[tuple[int, str]]]] = []
 """The last text `non_ascii_lines` read and what it found."""
 
 
-def with_non_ascii(found: list[int], non_ascii: list[tuple[int, str]], name: str) -> list[int]:
-    """The lines a text search found for a name, and the lines outside ASCII whose NFKC form holds it."""
-    spelled_otherwise = [number for number, normalized in non_ascii if name in normalized]
+def with_non_ascii(found: list[int], non_ascii: list[tuple[int, str]], *names: str) -> list[int]:
+    """The lines a text search found for names, and the lines outside ASCII whose NFKC form holds one."""
+    spelled_otherwise = [number for number, normalized in non_ascii if any(name in normalized for name in names)]
     return sorted({*found, *spelled_otherwise}) if spelled_otherwise else found
 
 

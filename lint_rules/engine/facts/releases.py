@@ -83,6 +83,8 @@ def kinds_by_class(lengths: tuple[tuple[str, str], ...]) -> dict[str, str]:
 
 
 _KINDS_BY_CLASS: dict[int, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {}
+"""`kinds_by_class`'s dicts by the id of the table each was made from, kept beside that table (the rows
+are module constants, so this holds one entry per row)."""
 
 
 def _lengths(**kinds: str) -> tuple[tuple[str, str], ...]:

@@ -14,6 +14,7 @@ from lint_rules.engine.facts.caches import INT_LENGTH
 from lint_rules.engine.facts.definitions import Definition
 from lint_rules.engine.facts.module_facts import ModuleFacts
 from lint_rules.engine.facts.module_text import bound_names
+from lint_rules.engine.facts.package import named_elsewhere, package_top
 from lint_rules.engine.flow.scope import EntryKinds, Scope
 from lint_rules.engine.flow.taint import INT_LENGTH_CACHE, TENSOR, TENSOR_LENGTH_CACHE
 
@@ -66,16 +67,23 @@ def function_scope(
 
 
 def installed_as_source_method(definition: Definition, module: ModuleFacts) -> bool:
-    """The module installs the function itself as a source method, nothing else in the module binds
-    its name (the name installed is then surely this function), and no other module can call it by
-    its name, trusting its `-> int` (it is private, or nested in a function)."""
-    nested = definition.parent is not None and definition.parent.is_function
-    if not (definition.name.startswith("_") or nested):
-        return False
-    if not module.calls.installed_as(definition.name) & module.source_methods:
+    """The module installs the function itself as a source method and as nothing else, nothing else in
+    the module binds its name (the name installed is then surely this function), and no other module
+    can call it by its name, trusting its `-> int`."""
+    installed = module.calls.installed_as(definition.name)
+    if not installed or not installed <= module.source_methods or not called_only_here(definition, module):
         return False
     bindings = (name for node in ast.walk(module.tree) for name in bound_names(node))
     return sum(name == definition.name for name in bindings) == 1
+
+
+def called_only_here(definition: Definition, module: ModuleFacts) -> bool:
+    """Only the module can call the function by its name: it is nested in a function, or a private
+    module-level function of a package that no other module of the package names."""
+    if definition.parent is not None:
+        return definition.parent.is_function
+    path = module.path
+    return definition.name.startswith("_") and package_top(path) is not None and not named_elsewhere(path, definition)
 
 
 def entry_kinds(
