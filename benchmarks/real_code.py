@@ -215,13 +215,20 @@ def download(name: str, version: str, cache: Path) -> Path:
 
 
 def unpack(archive: Path, destination: Path) -> Path:
-    """Unpack a wheel or sdist into `destination` once; the folder the package's paths start at."""
+    """Unpack a wheel or sdist into `destination` once; the folder the package's paths start at. Each
+    run extracts into a folder of its own and renames it into place, so that two runs sharing the
+    cache never mix their files (one run's cleanup once emptied half of another's package)."""
     if not destination.is_dir():
-        partial = destination.with_name(destination.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        extract(archive, partial)
-        partial.rename(destination)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(prefix=destination.name + ".partial-", dir=destination.parent))
+        try:
+            extract(archive, partial)
+            partial.rename(destination)
+        except OSError:
+            if not destination.is_dir():  # not another run's rename that came first
+                raise
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
     entries = [entry for entry in destination.iterdir() if not entry.name.startswith(".")]
     is_sdist = not archive.name.endswith(".whl")
     if is_sdist and len(entries) == 1 and entries[0].is_dir():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -123,3 +124,28 @@ def test_a_refused_declaration_is_kept_in_the_summary_and_its_findings_reported(
     assert summary["check_returncode"] == 2
     assert [line.split(": ", 1)[1][:19] for line in summary["declaration_refusals"]] == ["declaration refused"]
     assert [finding["code"] for finding in result["findings"]] == ["SLG002"]
+
+
+def test_two_runs_unpacking_one_archive_never_mix_their_files(tmp_path: Path, monkeypatch: Any) -> None:
+    """Each run extracts into a folder of its own: the one whose rename comes second keeps the first
+    one's folder whole and leaves no folder of its own behind (one run's cleanup once emptied half of
+    another's package in the shared cache)."""
+    module = real_code()
+    archive = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(archive, "w") as wheel:
+        wheel.writestr("pkg/__init__.py", "")
+        wheel.writestr("pkg/a.py", "x = 1\n")
+    destination = tmp_path / "unpacked" / "pkg-1.0"
+    extract = module.extract
+
+    def other_run_first(archive_path: Path, folder: Path) -> None:
+        extract(archive_path, folder)
+        if not destination.exists():
+            other = tmp_path / "other"
+            extract(archive_path, other)
+            other.rename(destination)
+
+    monkeypatch.setattr(module, "extract", other_run_first)
+    assert module.unpack(archive, destination) == destination
+    assert sorted(path.name for path in destination.rglob("*.py")) == ["__init__.py", "a.py"]
+    assert [path.name for path in destination.parent.iterdir()] == ["pkg-1.0"]
