@@ -550,8 +550,9 @@ class CallGraph:
         return self._installed[name]
 
     def installed_as(self, name: str) -> frozenset[str]:
-        """The attributes or items the module installs the function `name` itself as, anywhere
-        (`Cache.get_seq_length = name`, `setattr(obj, "forward", name)`, `name.__get__(obj)`)."""
+        """The attributes the module installs the function `name` itself as, bound or not, anywhere
+        (`Cache.get_seq_length = name`, `setattr(obj, "forward", name)`, `name.__get__(obj)`; not a
+        table's items, not a value built from it)."""
         return frozenset(
             attribute
             for statement in statements_naming(self.lines_naming(name), self.tree)

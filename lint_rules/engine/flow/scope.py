@@ -29,9 +29,10 @@ class Scope(NamedTuple):
     returns_int: bool = False
     is_source_definition: bool = False
     installed_as_source_method: bool = False
-    """The module installs the function as a source method (`Cache.get_seq_length = patched`): like the
-    method's own definition, returning its value is no use (the uses are its callers'); a call of it by
-    its own name still gives a source."""
+    """The module installs the function itself as a source method and as nothing else, and no other
+    module can call it by name (`function_entry.installed_as_source_method`: `Cache.get_seq_length =
+    _patched`): like the method's own definition, returning its value is no use (the uses are its
+    callers'); a call of it by its own name still gives a source."""
     int_typed_names: frozenset[str] = frozenset()
     entry_kinds: EntryKinds = nothing_known
     """What parameters and `self.attr` are known to hold on entry (an int-length cache, a tensor)."""
