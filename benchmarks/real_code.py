@@ -160,6 +160,17 @@ DEFAULT_REQUIREMENTS = (
     "lightning-thunder==0.2.6",
     "repsteer==0.2.4",
     "turboquant-torch==0.4.0",
+    "rwkv-fla==0.7.202508221413",
+    "eagle-llm==1.2.1",
+    "bagel2==0.0.6",
+    "qwen3-asr-causal==0.1.0",
+    "indextts25-inference==0.2.0",
+    "olive-ai==0.13.0",
+    "auto-gptq==0.7.1",
+    "lade-gml==0.0.4",
+    "zelt-ai==0.2.2",
+    "sillage==1.9.2",
+    "qwen-tts-hf==0.1.1.post1",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
