@@ -32,7 +32,7 @@ import functools
 from collections.abc import Sequence
 
 from lint_rules.engine.facts.definitions import Definition, caller_class, first_line_of
-from lint_rules.engine.facts.module_text import last_line_mentioning, lines_mentioning
+from lint_rules.engine.facts.module_text import last_line_mentioning
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.taint import SOURCE_GETTER, State
@@ -97,13 +97,12 @@ class QuietRest:
 
 def last_line_naming(text: str, words: Sequence[str]) -> int:
     """The last line of `text` where one of `words` occurs as a whole word (0: none does; a key
-    without a word: `UNKNOWN_WORD`)."""
+    without a word: `UNKNOWN_WORD`): a search back from the end for each word, which for the few
+    words of a walk costs less than compiling one search for them all (a walk's words differ from
+    module to module)."""
     if not all(words):
         return UNKNOWN_WORD
-    if len(words) == 1:
-        return last_line_mentioning(text, words[0])
-    lines = lines_mentioning(text, words, whole_words=True)
-    return lines[-1] if lines else 0
+    return max((last_line_mentioning(text, word) for word in words), default=0)
 
 
 def quiet_rest(scope: Scope, run: ModuleRun, source_functions: frozenset[str]) -> QuietRest | None:
