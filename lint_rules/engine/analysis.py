@@ -8,7 +8,6 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.bounded_cache import BoundedCache
 from lint_rules.engine.facts.declarations import NO_DECLARATIONS, Declarations, check_refusal
 from lint_rules.engine.facts.module_facts import ModuleFacts
@@ -21,6 +20,7 @@ from lint_rules.engine.fixes.fixplan import origin_fix_plan
 from lint_rules.engine.flow.imported_calls import imported_source_functions
 from lint_rules.engine.flow.imported_methods import imported_source_methods
 from lint_rules.engine.flow.module_run import ModuleRun
+from lint_rules.engine.flow.receiver_notes import only_outside_callers, own_classes_of_receiver
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.summarizer import Summaries
 from lint_rules.engine.flow.taint import Origin
@@ -216,6 +216,7 @@ def merged(found: list[tuple[Use, Finding]], run: ModuleRun) -> Finding:
         only_outside_callers=all(
             isinstance(each.origin, Origin) and only_outside_callers(each.origin, run) for each, _ in found
         ),
+        own_classes=shared_own_classes([each.origin for each, _ in found], run),
     )
     plans = dict.fromkeys(finding.fix for finding in findings if finding is not first)
     plans.pop(first.fix, None)
@@ -247,7 +248,12 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
         path=path,
         code=use.rule.code,
         message=use.rule.message(
-            use.detail, origin.method, origin.line, region, only_outside_callers=only_outside_callers(origin, run)
+            use.detail,
+            origin.method,
+            origin.line,
+            region,
+            only_outside_callers=only_outside_callers(origin, run),
+            own_classes=own_classes_of_receiver(origin, run),
         ),
         span=source.span(use.node),
         origin=source.span(origin.call),
@@ -261,24 +267,7 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
     )
 
 
-def only_outside_callers(origin: Origin, run: ModuleRun) -> bool:
-    """The source call asks a parameter of a public function whose callers in the package all pass
-    int-length caches (`CallerArguments.only_package_callers_pass_int_length`)."""
-    receiver = origin.call.func.value if isinstance(origin.call.func, ast.Attribute) else None
-    definition = origin.scope.definition
-    return (
-        isinstance(receiver, ast.Name)
-        and definition is not None
-        and run.caller_arguments.only_package_callers_pass_int_length(definition, receiver.id)
-        and not in_lambda_taking(receiver.id, origin.call, definition.node)
-    )
-
-
-def in_lambda_taking(name: str, call: ast.Call, function: ast.AST) -> bool:
-    """The call sits in a lambda of `function` with a parameter `name` (it asks that, not the function's)."""
-    return any(
-        isinstance(node, ast.Lambda)
-        and name in {argument.arg for argument in ex.arguments_of(node)}
-        and any(inner is call for inner in ast.walk(node.body))
-        for node in ast.walk(function)
-    )
+def shared_own_classes(origins: Sequence[object], run: ModuleRun) -> tuple[str, ...]:
+    """The package classes every merged value's parameter is annotated with, when they are the same."""
+    found = {own_classes_of_receiver(origin, run) if isinstance(origin, Origin) else () for origin in origins}
+    return found.pop() if len(found) == 1 else ()
