@@ -5,7 +5,9 @@ that defines it (a class-level name, a method or property, a `self.attr` binding
 cache class has it (`TRANSFORMERS_CACHE_ATTRIBUTES`); and the package binds it on no other object
 (`obj.attr = v`, `setattr(obj, "attr", v)`). A class that sets attributes by a name that is not
 a literal (`setattr(self, name, v)`) or answers any (`__getattr__`) and whose file names the
-attribute counts as defining it. What an object from outside the package has is not known: a
+attribute counts as defining it, and so does a class with a builtin or `collections` base that has
+it (`class Holder(dict)` has `copy`), wherever its file is. A base from another library is not
+looked into (docs/limits.md). What an object from outside the package has is not known: a
 user's object with that attribute and a tensor length is the caveat (README Limits), as for
 `isinstance` with a class of the package.
 """
@@ -13,6 +15,9 @@ user's object with that attribute and a tensor length is the caveat (README Limi
 from __future__ import annotations
 
 import ast
+import builtins
+import collections
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +27,7 @@ from lint_rules.engine.facts.attribute_bindings import EVERY_ATTRIBUTE, attribut
 from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.module_files import module_name_of, parsed_module, read_bytes
-from lint_rules.engine.facts.module_text import whole_word
+from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names, whole_word
 from lint_rules.engine.facts.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
@@ -37,12 +42,14 @@ def only_int_length_classes_have(facts: ClassFacts, attribute: str) -> bool:
     if root is None or not module:
         return False
     named = re.compile(whole_word(attribute).encode())
+    inherited = builtin_bases_having(attribute)
     has_owners = False
     for file in whole_package_files(root / module.partition(".")[0]):
         try:
-            if not named.search(read_bytes(file)):
-                continue
+            data = read_bytes(file)
         except OSError:
+            continue
+        if not named.search(data) and not (inherited and may_derive_from(data, inherited)):
             continue
         owners = owners_in(file, attribute)
         if owners is None or not all(is_int_length_family(facts, owner, root) for owner in owners):
@@ -73,7 +80,8 @@ def owners_in(file: Path, attribute: str) -> list[tuple[str, ast.ClassDef]] | No
     for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
         bindings = attribute_bindings(cls)
         on_receivers = set(receiver_bindings(cls, attribute))
-        if on_receivers or attribute in bindings or EVERY_ATTRIBUTE in bindings or ANSWERING_ANY & set(bindings):
+        has_it = attribute in bindings or EVERY_ATTRIBUTE in bindings or bool(ANSWERING_ANY & set(bindings))
+        if on_receivers or has_it or inherits_from_one_of(cls, builtin_bases_having(attribute), tree):
             owners.append((module, cls))
         bound_on_receivers |= on_receivers
     for node in ast.walk(tree):
@@ -128,3 +136,38 @@ def bound_object(node: ast.AST) -> str:
     if last == "__setattr__" and owner == "object":
         return first
     return owner
+
+
+BUILTIN_BASES = {
+    **{name: value for name, value in vars(builtins).items() if isinstance(value, type) and value is not object},
+    **{
+        name: getattr(collections, name) for name in collections.__all__ if isinstance(getattr(collections, name), type)
+    },
+}
+"""Classes a package class may derive from by name whose attributes are known here: Python's builtin
+types and `collections`' (`dict` has `copy`, `OrderedDict` has `move_to_end`)."""
+
+
+@functools.lru_cache(maxsize=256)
+def builtin_bases_having(attribute: str) -> frozenset[str]:
+    """The names of the builtin and `collections` classes whose objects have `attribute`."""
+    return frozenset(name for name, cls in BUILTIN_BASES.items() if hasattr(cls, attribute))
+
+
+def may_derive_from(data: bytes, bases: frozenset[str]) -> bool:
+    """Cheaply, from the text: a class statement may name one of `bases` among its bases."""
+    names = b"|".join(re.escape(name.encode()) for name in sorted(bases))
+    return re.search(rb"\bclass\s+\w+\s*\([^)]*\b(?:" + names + rb")\b", data) is not None
+
+
+def inherits_from_one_of(cls: ast.ClassDef, bases: frozenset[str], tree: ast.Module) -> bool:
+    """A base of `cls` is written as one of `bases` (`dict`, `collections.OrderedDict`) and the module
+    binds no name of that spelling itself (then it is not the builtin)."""
+    written = {ex.dotted_name(base).rpartition(".")[2] for base in cls.bases} & bases
+    return bool(written) and not written <= module_bound_names(tree)
+
+
+def module_bound_names(tree: ast.Module) -> frozenset[str]:
+    return frozenset(
+        name for node in ast.walk(tree) for name in (bound_names(node) if isinstance(node, BINDING_NODES) else ())
+    )

@@ -104,6 +104,8 @@ class CountReader:
         parameter = next((argument for argument in ex.arguments_of(method) if argument.arg == name), None)
         if parameter is not None and not (increment or ex.is_int_annotation(parameter.annotation)):
             return False
+        if parameter is not None and increment and not may_be_given_a_count(parameter, method):
+            return False
         bindings = self.local_bindings(method).get(name, [])
         if parameter is None and not bindings:
             return False  # a global or a free variable
@@ -147,3 +149,23 @@ def bindings_of(method: Function) -> dict[str, list[ast.expr | None]]:
             for name in shared.names:
                 found.setdefault(name, []).append(None)
     return found
+
+
+def may_be_given_a_count(parameter: ast.arg, method: Function) -> bool:
+    """An added parameter is trusted to be a count (docs/limits.md) unless its own header says
+    otherwise: an annotation that is not `int`, or a default that is neither an int literal nor None
+    (`t: torch.Tensor`, `u=torch.tensor(1)`)."""
+    if parameter.annotation is not None and not ex.is_int_annotation(parameter.annotation):
+        return False
+    default = default_of(parameter, method.args)
+    return default is None or ex.is_none(default) or ex.is_structurally_int(default)
+
+
+def default_of(parameter: ast.arg, arguments: ast.arguments) -> ast.expr | None:
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if parameter in positional:
+        index = positional.index(parameter) - (len(positional) - len(arguments.defaults))
+        return arguments.defaults[index] if index >= 0 else None
+    if parameter in arguments.kwonlyargs:
+        return arguments.kw_defaults[arguments.kwonlyargs.index(parameter)]
+    return None

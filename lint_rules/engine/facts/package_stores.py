@@ -35,6 +35,7 @@ from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_
 from lint_rules.engine.facts.module_text import whole_word
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
+    TARGET_FOLLOWS,
     OutsideCounts,
     Store,
     after_self,
@@ -95,7 +96,7 @@ def module_stores(file: Path) -> list[Store]:
 
 def may_store_on_another(data: bytes, watched: frozenset[str]) -> bool:
     """Cheaply, from the text: a watched name written as a store target (`x.n =`, `x.n +=`, `x.n,`,
-    `(x.n)`, in a `for`, `with` or `del` line) after something other than `self`, or after anything
+    `(x.n)`, `[x.n]`, `x.n: T`, `for x.n in`, in a `for`, `with` or `del` line) after something other than `self`, or after anything
     where a `def` outside a class body takes `self` first (`Cache.update = f` may bind it), or a name
     not written out (`setattr`, `vars`, `__dict__`). Otherwise the file stores none on another object."""
     text = data.decode("utf-8", errors="replace")
@@ -110,7 +111,9 @@ def may_store_on_another(data: bytes, watched: frozenset[str]) -> bool:
     )
 
 
-STORE_AFTER = re.compile(r"(?:[ \t]|\\(?:\r\n|\r|\n))*(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|,|\))")
+STORE_AFTER = re.compile(TARGET_FOLLOWS)
+"""What follows a target: `=` or an augmented `=`, `,`, `)`, `]` (`[x.n] = v`), `:` (`x.n: T = v`),
+`in` (`[0 for x.n in v]`), a comment or a line continuation."""
 STATEMENT_FOR_STORES = re.compile(r"[ \t]*(?:async[ \t]+)?(?:for|with|del)\b")
 
 

@@ -464,6 +464,9 @@ class ValueWalker:
         elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
         for element in elements:
             self.value(element, inner)
+        # a walrus in it binds the function's own name (PEP 572), after any number of iterations
+        parts = [*elements, *(part for generator in node.generators for part in [generator.iter, *generator.ifs])]
+        self.keep_walrus_bindings(parts, state, [inner])
 
     def bool_use(self, node: ast.expr, state: State) -> Taint:
         """`node` is evaluated for its truth (`if`, `while`, `assert`, `and`/`or`, `not`); its value's taint."""

@@ -1,0 +1,153 @@
+"""Must-report twins that a second reader wrote against the silencing facts (2026-12-06), each beside
+the silent program it breaks. Every twin was silent before its fix, and each runs: a tensor length
+reaches the slice under torch 2.13 and transformers 5.5.3 (the reader's runtime check).
+
+- a walrus inside a comprehension or generator binds the function's own name (PEP 572), so what
+  the name held before (narrowed, annotated, built) no longer holds (`values.comprehension`);
+- another module stores on the class's objects as `[c.n] = ...`, `c.n: T = ...` or in a
+  comprehension's target (`package_stores.may_store_on_another`);
+- a class of the package inherits the attribute `hasattr` asks for from a builtin or `collections`
+  base (`attribute_owners`);
+- a counter adds a parameter whose own header says it is no count: `t: torch.Tensor`,
+  `u=torch.tensor(1)` (`counters.may_be_given_a_count`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lint_rules.checking import check_path
+from lint_rules.settings import Settings
+from tests import package_files
+
+INT_CACHE = """\
+    import torch
+
+
+    class IntCache:
+        def __init__(self):
+            self.n = 0
+
+        def copy(self):
+            return IntCache()
+
+        def get_seq_length(self):
+            return self.n
+    """
+
+NARROWED = (
+    INT_CACHE
+    + """
+
+    def trim(ids, cache, other=None):
+        if isinstance(cache, IntCache):
+            {rebinding}
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    """
+)
+
+ANNOTATED = (
+    INT_CACHE
+    + """
+
+    def trim(ids, cache: IntCache, other=None):
+        {rebinding}
+        n = cache.get_seq_length()
+        return ids[:, n:]
+    """
+)
+
+ASKED = (
+    INT_CACHE
+    + """
+
+    def trim(ids, cache):
+        if hasattr(cache, "copy"):
+            n = cache.get_seq_length()
+            return ids[:, n:]
+    {more}
+    """
+)
+
+COUNTED = """\
+    import torch
+
+
+    class IntCache:
+        def __init__(self):
+            self.n = 0
+
+        def update(self, k, {parameter}):
+            self.n += t
+            return k
+
+        def get_seq_length(self):
+            return self.n
+
+
+    def trim(ids, cache: IntCache):
+        n = cache.get_seq_length()
+        return ids[:, n:]
+    """
+
+
+def codes(tmp_path: Path, modules: dict[str, str]) -> list[str]:
+    package = package_files.write_package(tmp_path, modules)
+    checked = check_path(str(package / "m.py"), Settings())
+    assert not checked.error, checked.error
+    return [finding.code for finding in checked.findings]
+
+
+SILENT = {
+    "narrowed-then-a-plain-comprehension": {"m": NARROWED.format(rebinding="[o for o in [other]]")},
+    "annotated-then-a-plain-comprehension": {"m": ANNOTATED.format(rebinding="[o for o in [other]]")},
+    "hasattr-only-int-classes-have": {"m": ASKED.format(more="")},
+    "a-counter-adds-a-parameter-its-header-calls-an-int": {"m": COUNTED.format(parameter="t: int = 1")},
+    "a-counter-adds-an-unannotated-parameter": {"m": COUNTED.format(parameter="t")},  # trusted: docs/limits.md
+}
+
+TWINS = {
+    "narrowed-then-a-comprehension-walrus": {"m": NARROWED.format(rebinding="[(cache := o) for o in [other]]")},
+    "narrowed-then-a-generator-walrus": {"m": NARROWED.format(rebinding="any((cache := o) for o in [other])")},
+    "annotated-then-a-dict-comprehension-walrus": {
+        "m": ANNOTATED.format(rebinding="{0: (cache := o) for o in [other]}")
+    },
+    "a-length-bound-by-a-walrus-in-a-generator": {
+        "m": "def trim(ids, other):\n    if any((n := c.get_seq_length()) > 0 for c in [other]):\n        return ids[:, n:]\n"
+    },
+    "stored-from-another-module-as-a-list-target": {
+        "m": ANNOTATED.format(rebinding="pass"),
+        "other": "import torch\n\n\ndef poke(c):\n    [c.n] = [torch.tensor(1)]\n",
+    },
+    "stored-from-another-module-as-an-annotated-target": {
+        "m": ANNOTATED.format(rebinding="pass"),
+        "other": "import torch\n\n\ndef poke(c):\n    c.n: torch.Tensor = torch.tensor(1)\n",
+    },
+    "stored-from-another-module-as-a-comprehension-target": {
+        "m": ANNOTATED.format(rebinding="pass"),
+        "other": "import torch\n\n\ndef poke(c):\n    return [0 for c.n in [torch.tensor(1)]]\n",
+    },
+    "hasattr-answered-by-a-dict-base": {
+        "m": ASKED.format(
+            more="\n    class TCache(dict):\n        def get_seq_length(self):\n            return torch.tensor(1)\n"
+        )
+    },
+    "hasattr-answered-by-a-dict-base-in-a-module-that-never-names-it": {
+        "m": ASKED.format(more=""),
+        "other": "import torch\n\n\nclass TCache(dict):\n    def get_seq_length(self):\n        return torch.tensor(1)\n",
+    },
+    "a-counter-adds-a-tensor-annotated-parameter": {"m": COUNTED.format(parameter="t: torch.Tensor")},
+    "a-counter-adds-a-parameter-with-a-tensor-default": {"m": COUNTED.format(parameter="t=torch.tensor(1)")},
+}
+
+
+@pytest.mark.parametrize("modules", SILENT.values(), ids=SILENT.keys())
+def test_silent(modules: dict[str, str], tmp_path: Path) -> None:
+    assert codes(tmp_path, modules) == []
+
+
+@pytest.mark.parametrize("modules", TWINS.values(), ids=TWINS.keys())
+def test_twin_reported(modules: dict[str, str], tmp_path: Path) -> None:
+    assert codes(tmp_path, modules) == ["SLG002"]
