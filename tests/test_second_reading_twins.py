@@ -9,7 +9,11 @@ reaches the slice under torch 2.13 and transformers 5.5.3 (the reader's runtime 
 - a class of the package inherits the attribute `hasattr` asks for from a builtin or `collections`
   base (`attribute_owners`);
 - a counter adds a parameter whose own header says it is no count: `t: torch.Tensor`,
-  `u=torch.tensor(1)` (`counters.may_be_given_a_count`)."""
+  `u=torch.tensor(1)` (`counters.may_be_given_a_count`);
+- a nested function or class body rebinds the name through `nonlocal` (`values.known_receiver_kind`),
+  or hands a length out through `nonlocal` or `global` (`Summary.shares_source`);
+- a subclass in another module extends the class through a call (`importlib.import_module("pkg.m")
+  .IntCache`: `subclasses.base_names`)."""
 
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from lint_rules.checking import check_path
+from lint_rules.engine.fixes.fixplan import SHARED_REASON
+from lint_rules.findings import FixKind
 from lint_rules.settings import Settings
 from tests import package_files
 
@@ -92,6 +98,18 @@ COUNTED = """\
         return ids[:, n:]
     """
 
+HANDED_OUT = """\
+def trim(ids, other):
+    n = 0
+
+    def f():
+        {declaration}
+        n = other.get_seq_length()
+
+    f()
+    return ids[:, n:]
+"""
+
 
 def codes(tmp_path: Path, modules: dict[str, str]) -> list[str]:
     package = package_files.write_package(tmp_path, modules)
@@ -104,6 +122,10 @@ SILENT = {
     "narrowed-then-a-plain-comprehension": {"m": NARROWED.format(rebinding="[o for o in [other]]")},
     "annotated-then-a-plain-comprehension": {"m": ANNOTATED.format(rebinding="[o for o in [other]]")},
     "hasattr-only-int-classes-have": {"m": ASKED.format(more="")},
+    "a-nested-function-binds-a-length-to-its-own-name": {"m": HANDED_OUT.format(declaration="pass")},
+    "narrowed-and-a-nested-function-binds-its-own-name": {
+        "m": NARROWED.format(rebinding="def f():\n                cache = other\n            f()")
+    },
     "a-counter-adds-a-parameter-its-header-calls-an-int": {"m": COUNTED.format(parameter="t: int = 1")},
     "a-counter-adds-an-unannotated-parameter": {"m": COUNTED.format(parameter="t")},  # trusted: docs/limits.md
 }
@@ -138,6 +160,28 @@ TWINS = {
         "m": ASKED.format(more=""),
         "other": "import torch\n\n\nclass TCache(dict):\n    def get_seq_length(self):\n        return torch.tensor(1)\n",
     },
+    "narrowed-then-rebound-through-nonlocal": {
+        "m": NARROWED.format(
+            rebinding="def f():\n                nonlocal cache\n                cache = other\n            f()"
+        )
+    },
+    "narrowed-then-rebound-by-a-class-body": {
+        "m": NARROWED.format(rebinding="class K:\n                nonlocal cache\n                cache = other")
+    },
+    "annotated-then-rebound-through-nonlocal": {
+        "m": ANNOTATED.format(rebinding="def f():\n            nonlocal cache\n            cache = other\n        f()")
+    },
+    "a-length-handed-out-through-nonlocal": {"m": HANDED_OUT.format(declaration="nonlocal n")},
+    "a-length-handed-out-through-global": {
+        "m": "n = 0\n\n\n" + HANDED_OUT.format(declaration="global n").replace("    n = 0\n", "")
+    },
+    "a-subclass-elsewhere-extends-it-through-import-module": {
+        "m": ANNOTATED.format(rebinding="pass"),
+        "other": (
+            "import importlib\n\nimport torch\n\nBase = importlib.import_module('pkg.m').IntCache\n\n\n"
+            "class Sub(Base):\n    def get_seq_length(self):\n        return torch.tensor(1)\n"
+        ),
+    },
     "a-counter-adds-a-tensor-annotated-parameter": {"m": COUNTED.format(parameter="t: torch.Tensor")},
     "a-counter-adds-a-parameter-with-a-tensor-default": {"m": COUNTED.format(parameter="t=torch.tensor(1)")},
 }
@@ -151,3 +195,12 @@ def test_silent(modules: dict[str, str], tmp_path: Path) -> None:
 @pytest.mark.parametrize("modules", TWINS.values(), ids=TWINS.keys())
 def test_twin_reported(modules: dict[str, str], tmp_path: Path) -> None:
     assert codes(tmp_path, modules) == ["SLG002"]
+
+
+@pytest.mark.parametrize("name", ["a-length-handed-out-through-nonlocal", "a-length-handed-out-through-global"])
+def test_a_length_handed_out_gets_no_automatic_fix(name: str, tmp_path: Path) -> None:
+    """Hoisting `f()` would leave the name it binds a tensor: the plan says where to guard instead."""
+    package = package_files.write_package(tmp_path, TWINS[name])
+    [finding] = check_path(str(package / "m.py"), Settings()).findings
+    assert finding.fix.kind is FixKind.NONE
+    assert finding.fix.reason == SHARED_REASON

@@ -262,6 +262,8 @@ def base_names(base: ast.expr, imported: dict[str, set[str]]) -> set[str]:
             return {""}  # `BASES["kv"]`: a lookup, not a generic class
         base = base.value
     written = ex.dotted_name(base)
+    if not written and isinstance(base, ast.Attribute):  # `import_module("pkg.m").Base`: known by its last part
+        return {"", base.attr}
     return {written, written.rpartition(".")[2], *imported.get(written, ())}
 
 

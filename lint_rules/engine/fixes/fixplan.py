@@ -25,6 +25,10 @@ def no_other_sources(call: ast.Call) -> FixPlan | None:
     return None
 
 
+SHARED_REASON = (
+    "the length leaves the call through a `nonlocal` or `global` name the function binds, not its result: "
+    "guard it where the function binds that name"
+)
 EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
@@ -33,6 +37,8 @@ def origin_fix_plan(origin: Origin, run: ModuleRun) -> FixPlan:
     """The plan of a source call, made once per run: the other reported source calls of its
     statement (in the run's registry) are hoisted with it."""
     key = id(origin.call)
+    if key not in run.fix_plans and origin.shared:
+        run.fix_plans[key] = no_fix(origin.call, origin.statement, run.facts.source, SHARED_REASON)
     if key not in run.fix_plans:
         result_targets = [] if origin.used_in_own_statement else origin.flowed_into
         run.fix_plans[key] = plan_fix(

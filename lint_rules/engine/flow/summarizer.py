@@ -24,7 +24,7 @@ from lint_rules.engine.facts.module_text import lines_mentioning
 from lint_rules.engine.flow.call_cycles import CallCycles
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.scope import Scope
-from lint_rules.engine.flow.summary import EMPTY, Summary
+from lint_rules.engine.flow.summary import EMPTY, Signature, Summary
 from lint_rules.engine.flow.taint import Origin, ParameterOrigin
 from lint_rules.engine.flow.uses import Use
 from lint_rules.engine.flow.walker import FunctionWalker
@@ -215,7 +215,7 @@ class Summaries:
                 self._settling[key], reads = self.walk(definition, key)
                 kept = kept and reads <= {cycle.root}
 
-    def signatures(self, cycle: SettlingCycle) -> dict[Key, tuple[frozenset[str], frozenset[str], bool]]:
+    def signatures(self, cycle: SettlingCycle) -> dict[Key, Signature]:
         return {key: self._settling.get(key, EMPTY).signature for key in cycle.keys}
 
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]:
@@ -236,6 +236,13 @@ class Summaries:
         """Calls of `callee` are sources: its result comes from one (checked for functions that
         mention a source or are known to return one)."""
         return self.run.may_return_a_source(callee, self.source_functions) and self.of(callee).returns_source
+
+    def shares_source(self, callee: Definition) -> frozenset[str]:
+        """The names a call of `callee` may bind to a source's value through its `nonlocal` or `global`
+        declarations (checked for functions that mention a source or are known to return one)."""
+        if not self.run.may_return_a_source(callee, self.source_functions):
+            return frozenset()
+        return self.of(callee).shares_source
 
     def bind_arguments(self, call: ast.Call, callee: Definition) -> list[tuple[ast.expr, str]]:
         """(argument, parameter name) for the arguments that `call` passes to `callee`'s parameters."""
@@ -303,6 +310,7 @@ def summarize(scope: Scope, run: ModuleRun, seeded: bool) -> Summary:
         parameter_uses=parameter_uses,
         parameters_returned=frozenset(origin.name for origin in returned if isinstance(origin, ParameterOrigin)),
         returns_source=any(isinstance(origin, Origin) for origin in returned) and not scope.is_source_definition,
+        shares_source=frozenset(walker.shared_sources),
     )
 
 

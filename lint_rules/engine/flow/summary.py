@@ -18,14 +18,19 @@ class Summary(NamedTuple):
     parameter_uses: Mapping[str, Use] = {}
     parameters_returned: frozenset[str] = frozenset()
     returns_source: bool = False
+    shares_source: frozenset[str] = frozenset()
+    """The names the function declares `nonlocal` or `global` and binds to a source's value: after a
+    call of it they may hold one (`def f(): nonlocal n; n = c.get_seq_length()`)."""
 
     @property
-    def signature(self) -> tuple[frozenset[str], frozenset[str], bool]:
+    def signature(self) -> Signature:
         """What callers see of the summary."""
-        return frozenset(self.parameter_uses), self.parameters_returned, self.returns_source
+        return frozenset(self.parameter_uses), self.parameters_returned, self.returns_source, self.shares_source
 
 
 EMPTY = Summary()
+
+Signature = tuple[frozenset[str], frozenset[str], bool, frozenset[str]]
 
 
 class SummaryTable(Protocol):
@@ -39,5 +44,7 @@ class SummaryTable(Protocol):
     def callees(self, call: ast.Call, caller: Scope) -> list[Definition]: ...
 
     def returns_source(self, callee: Definition) -> bool: ...
+
+    def shares_source(self, callee: Definition) -> frozenset[str]: ...
 
     def bind_arguments(self, call: ast.Call, callee: Definition) -> list[tuple[ast.expr, str]]: ...

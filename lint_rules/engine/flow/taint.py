@@ -63,6 +63,9 @@ class Origin:
         """Bound under `if not torch.compiler.is_compiling():`: a guard there never runs compiled."""
         self.reported = False
         """A finding comes from it, so the fixer acts on its plan."""
+        self.shared = False
+        """A call whose value reaches its uses through a `nonlocal` or `global` name the callee binds
+        (`Summary.shares_source`), not through its result: no edit here would fix them."""
 
     @property
     def line(self) -> int:

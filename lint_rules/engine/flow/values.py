@@ -352,6 +352,11 @@ class ValueWalker:
             self.passed_arguments(node, callee, argument_taints, summaries, file_name) if argument_taints else CLEAN
         )
         origin = self.new_origin(node, callee.name, state) if summaries.returns_source(callee) else None
+        for name in summaries.shares_source(callee) if not file_name else ():  # another module's globals are its own
+            shared = self.new_origin(node, callee.name, state)
+            if shared is not None:
+                shared.shared = True
+                state.bind(name, state.taint.get(name, CLEAN) | {shared}, "")
         return result | {origin} if origin is not None else result
 
     def library_call(self, node: ast.Call, argument_taints: dict[int, Taint]) -> Taint:
@@ -526,6 +531,8 @@ class ValueWalker:
         return self.module.classes.unless_replaced(self.known_receiver_kind(receiver, state))
 
     def known_receiver_kind(self, receiver: ast.expr, state: State) -> str:
+        if isinstance(receiver, ast.Name) and receiver.id in self.shared_names():
+            return ""  # a call (or a class body) may have rebound it: narrowed, annotated or built, it is unknown
         own = self.module.classes.own_receiver_kind(self.scope.definition, receiver)
         if own is not None:
             return own

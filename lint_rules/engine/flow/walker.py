@@ -66,8 +66,11 @@ class FunctionWalker(ValueWalker):
     """The names each block the walk may leave part way binds (`forget_stored_names`), by the id of its statement."""
     read_in_closures: frozenset[str] | None = None
     """The names the scope's nested functions and lambdas read (`names_read_in_closures`), found at the first outputs bound."""
+    shared_sources: set[str]
+    """The `nonlocal` or `global` names the scope binds to a source's value (`Summary.shares_source`)."""
 
     def walk(self) -> None:
+        self.shared_sources = set()
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.entry_parameters)
         state.paths.not_none.update(self.scope.entry_not_none)
         for name in self.run.closure_getters(self.scope.definition):  # `n = c.get_seq_length` around it
@@ -77,7 +80,14 @@ class FunctionWalker(ValueWalker):
                 state.taint[parameter] = frozenset({ParameterOrigin(parameter, position)})
         summaries = self.run.summaries
         rest = quiet_rest(self.scope, self.run, summaries.source_functions) if summaries is not None else None
-        self.walk_block(self.scope.body, state, rest)
+        self.note_shared_sources(self.walk_block(self.scope.body, state, rest))
+
+    def note_shared_sources(self, state: State | None) -> None:
+        """At an exit of the scope: its `nonlocal` and `global` names that hold a source's value."""
+        if state is not None:
+            self.shared_sources.update(
+                name for name in self.shared_names() if has_a_source(state.taint.get(name, CLEAN))
+            )
 
     def walk_block(self, body: Sequence[ast.stmt], state: State | None, rest: QuietRest | None = None) -> State | None:
         """`rest`: for the function's own body, stop where the rest of it is quiet (`quiet_rest`)."""
@@ -232,6 +242,7 @@ class FunctionWalker(ValueWalker):
                 state.paths.not_none.add(key)  # `x += v` on a value that is not None gives one that is not
 
     def walk_return(self, node: ast.Return, state: State) -> None:
+        self.note_shared_sources(state)
         if node.value is None:
             return
         taint = self.value(node.value, state)
@@ -422,3 +433,7 @@ def compares_by_value(pattern: ast.pattern) -> bool:
     if isinstance(pattern, ast.MatchAs) and pattern.pattern is not None:
         return compares_by_value(pattern.pattern)
     return False
+
+
+def has_a_source(taint: Taint) -> bool:
+    return any(isinstance(origin, Origin) for origin in taint)
