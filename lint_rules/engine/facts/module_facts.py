@@ -133,6 +133,11 @@ class ModuleFacts:
         return ":=" in self.source.text
 
     @functools.cached_property
+    def may_share_names(self) -> bool:
+        """The text has the word `global` or `nonlocal`: only then can a call rebind a function's name."""
+        return "global" in self.source.text or "nonlocal" in self.source.text
+
+    @functools.cached_property
     def int_length_owned(self) -> dict[str, bool]:
         """Per attribute name, whether only the package's int-length classes have it (`hasattr`
         narrowing, `attribute_owners`): kept for the module's run."""

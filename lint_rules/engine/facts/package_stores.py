@@ -35,7 +35,6 @@ from lint_rules.engine.facts.module_files import STAMPS, module_name_of, parsed_
 from lint_rules.engine.facts.module_text import whole_word
 from lint_rules.engine.facts.outside_stores import (
     ANY_ATTRIBUTE,
-    TARGET_FOLLOWS,
     OutsideCounts,
     Store,
     after_self,
@@ -111,17 +110,28 @@ def may_store_on_another(data: bytes, watched: frozenset[str]) -> bool:
     )
 
 
-STORE_AFTER = re.compile(TARGET_FOLLOWS)
-"""What follows a target: `=` or an augmented `=`, `,`, `)`, `]` (`[x.n] = v`), `:` (`x.n: T = v`),
-`in` (`[0 for x.n in v]`), a comment or a line continuation."""
+STORE_AFTER = re.compile(
+    r"(?:[ \t]|\\(?:\r\n|\r|\n))*(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|,|\)|(?:\][ \t]*)+(?:=(?!=)|,|\)))"
+)
+"""What follows a target: `=` or an augmented `=`, `,`, `)`, or the end of a list target (`[x.n] = v`)."""
+ANNOTATED_OR_ITERATED = re.compile(r"[ \t]*(?::|in\b)")
 STATEMENT_FOR_STORES = re.compile(r"[ \t]*(?:async[ \t]+)?(?:for|with|del)\b")
+PLAIN_TARGET_BEFORE = re.compile(r"[ \t]*[\w.]+")
+FOR_BEFORE = re.compile(r"\bfor\b")
 
 
 def is_store_target(text: str, mention: re.Match[str]) -> bool:
     if STORE_AFTER.match(text, mention.end()):
         return True
     line_start = text.rfind("\n", 0, mention.start()) + 1
-    return STATEMENT_FOR_STORES.match(text, line_start) is not None
+    if STATEMENT_FOR_STORES.match(text, line_start) is not None:
+        return True
+    after = ANNOTATED_OR_ITERATED.match(text, mention.end())
+    if after is None:
+        return False
+    if after.group().endswith(":"):  # `x.n: T = v`, a statement of its own
+        return PLAIN_TARGET_BEFORE.fullmatch(text, line_start, mention.start()) is not None
+    return FOR_BEFORE.search(text, line_start, mention.start()) is not None  # `[0 for x.n in v]`
 
 
 SELF_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*self\b", re.MULTILINE)

@@ -43,21 +43,24 @@ def only_outside_callers(origin: Origin, run: ModuleRun) -> bool:
 
 def own_classes_of_receiver(origin: Origin, run: ModuleRun) -> tuple[str, ...]:
     """The dotted names (`pkg.models.utils.Cache`) of the classes that annotate the parameter the
-    source call asks, when every class the annotation admits is one the package defines; () otherwise."""
+    source call asks, when every class the annotation admits is one the package defines; () otherwise
+    (the function's body is looked at last: most parameters are annotated with transformers' `Cache`)."""
     receiver = receiver_name(origin)
     definition = origin.scope.definition
     function = definition.node if definition is not None else None
     if receiver is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return ()
-    if in_lambda_taking(receiver, origin.call, function) or receiver in rebound_parameters(function):
-        return ()
     parameter = next((argument for argument in ex.arguments_of(function) if argument.arg == receiver), None)
     classes = run.facts.classes
     types = annotated(classes, parameter.annotation) if parameter is not None else None
-    if not types or any(classes.length_kind_of_name(name) == TENSOR_LENGTH for _, name in types):
+    if not types:
+        return ()
+    paths = tuple(package_class_path(classes, name) for _, name in sorted(types, key=lambda typed: typed[1]))
+    if not all(paths) or any(classes.length_kind_of_name(name) == TENSOR_LENGTH for _, name in types):
         return ()  # a class shown to count a tensor needs no declaration, but a fix
-    paths = [package_class_path(classes, name) for _, name in sorted(types, key=lambda typed: typed[1])]
-    return tuple(paths) if all(paths) else ()
+    if in_lambda_taking(receiver, origin.call, function) or receiver in rebound_parameters(function):
+        return ()
+    return paths
 
 
 def package_class_path(facts: ClassFacts, name: str) -> str:

@@ -100,6 +100,8 @@ class ValueWalker:
 
     def shared_names(self) -> frozenset[str]:
         """The names a call may rebind (`shared_names`), found at the first test they may decide."""
+        if self.declared_shared is None and not self.module.may_share_names:
+            self.declared_shared = frozenset()
         if self.declared_shared is None:
             self.declared_shared = shared_names(self.scope.body, text_of(self.scope.body_owner, self.module.source))
         return self.declared_shared
