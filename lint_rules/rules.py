@@ -59,32 +59,16 @@ class Rule(NamedTuple):
         compiled_region: str,
         also_from: Sequence[tuple[str, int]] = (),
         only_outside_callers: bool = False,
-        own_classes: Sequence[str] = (),
     ) -> str:
         """`also_from`: the other source calls (method, line) whose values reach the same use;
-        `only_outside_callers`: the package's own callers all pass int-length caches; `own_classes`:
-        the package's classes, none shown to count an int, that the asked parameter is annotated with."""
+        `only_outside_callers`: the package's own callers all pass int-length caches."""
         where = f" [compiled region: {compiled_region}]" if compiled_region else ""
         callers = f" [{ONLY_OUTSIDE_CALLERS}]" if only_outside_callers else ""
-        classes = f" [{own_classes_note(own_classes)}]" if own_classes and not only_outside_callers else ""
         origins = origins_text([(method, line), *also_from])
-        return f"{detail}: tensor-valued length from {origins} used as {self.used_as}{where}{callers}{classes}"
+        return f"{detail}: tensor-valued length from {origins} used as {self.used_as}{where}{callers}"
 
 
 ONLY_OUTSIDE_CALLERS = "the package's own callers pass int-length caches; reported for a caller outside the package"
-
-
-def own_classes_note(classes: Sequence[str]) -> str:
-    """The note for a parameter annotated only with the package's own classes, none of them shown to
-    count an int (a base chosen at import time, a counter started at a public constructor's argument)."""
-    names = and_list([f"`{name}`" for name in classes])
-    if len(classes) == 1:
-        return (
-            f"{names} is this package's class, not shown to count an int: if it does, declare it in int-length-classes"
-        )
-    return (
-        f"{names} are this package's classes, not shown to count ints: if they do, declare them in int-length-classes"
-    )
 
 
 PASSED_TEMPLATE = "passed as `{parameter}` to {callees} (line {callee_line}), which uses it as {callee_detail}"

@@ -20,7 +20,7 @@ from lint_rules.engine.fixes.fixplan import origin_fix_plan
 from lint_rules.engine.flow.imported_calls import imported_source_functions
 from lint_rules.engine.flow.imported_methods import imported_source_methods
 from lint_rules.engine.flow.module_run import ModuleRun
-from lint_rules.engine.flow.receiver_notes import only_outside_callers, own_classes_of_receiver
+from lint_rules.engine.flow.receiver_notes import only_outside_callers
 from lint_rules.engine.flow.scope import Scope
 from lint_rules.engine.flow.summarizer import Summaries
 from lint_rules.engine.flow.taint import Origin
@@ -216,7 +216,6 @@ def merged(found: list[tuple[Use, Finding]], run: ModuleRun) -> Finding:
         only_outside_callers=all(
             isinstance(each.origin, Origin) and only_outside_callers(each.origin, run) for each, _ in found
         ),
-        own_classes=shared_own_classes([each.origin for each, _ in found], run),
     )
     plans = dict.fromkeys(finding.fix for finding in findings if finding is not first)
     plans.pop(first.fix, None)
@@ -253,7 +252,6 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
             origin.line,
             region,
             only_outside_callers=only_outside_callers(origin, run),
-            own_classes=own_classes_of_receiver(origin, run),
         ),
         span=source.span(use.node),
         origin=source.span(origin.call),
@@ -265,9 +263,3 @@ def to_finding(use: Use, origin: Origin, run: ModuleRun, path: str) -> Finding:
         ),
         function=use.scope.name,
     )
-
-
-def shared_own_classes(origins: Sequence[object], run: ModuleRun) -> tuple[str, ...]:
-    """The package classes every merged value's parameter is annotated with, when they are the same."""
-    found = {own_classes_of_receiver(origin, run) if isinstance(origin, Origin) else () for origin in origins}
-    return found.pop() if len(found) == 1 else ()
