@@ -182,6 +182,39 @@ TWINS = {
             "class Sub(Base):\n    def get_seq_length(self):\n        return torch.tensor(1)\n"
         ),
     },
+    "a-length-handed-out-by-a-module-function-through-global": {
+        "m": (
+            "N = 0\n\n\ndef setn(c):\n    global N\n    N = c.get_seq_length()\n\n\n"
+            "def trim(ids, c):\n    setn(c)\n    return ids[:, N:]\n"
+        )
+    },
+    **{
+        f"stored-from-another-module-{form}": {
+            "m": ANNOTATED.format(rebinding="pass"),
+            "other": f"import torch\n\n\ndef poke(c, cs):\n    {store}\n",
+        }
+        for form, store in {
+            "as-a-list-target-over-lines": "[\n        c.n,\n    ] = [torch.tensor(1)]",
+            "annotated-after-a-semicolon": "x = 1; c.n: torch.Tensor = torch.tensor(1)",
+            "annotated-on-an-element": "cs[0].n: torch.Tensor = torch.tensor(1)",
+            "annotated-after-a-continuation": "c.n \\\n        : torch.Tensor = torch.tensor(1)",
+            "in-a-comprehension-over-lines": "return [0\n        for c.n\n        in [torch.tensor(1)]]",
+        }.items()
+    },
+    "hasattr-answered-by-a-dict-base-and-a-parameter-named-dict": {
+        "m": ASKED.format(more=""),
+        "other": (
+            "import torch\n\n\nclass TCache(dict):\n    def get_seq_length(self):\n        return torch.tensor(1)\n\n\n"
+            "def merge(a, dict=None):\n    return a\n"
+        ),
+    },
+    "hasattr-answered-by-a-base-bound-to-dict": {
+        "m": ASKED.format(more=""),
+        "other": (
+            "import torch\n\nBase = dict\n\n\nclass TCache(Base):\n    def get_seq_length(self):\n"
+            "        return torch.tensor(1)\n"
+        ),
+    },
     "a-counter-adds-a-tensor-annotated-parameter": {"m": COUNTED.format(parameter="t: torch.Tensor")},
     "a-counter-adds-a-parameter-with-a-tensor-default": {"m": COUNTED.format(parameter="t=torch.tensor(1)")},
 }
@@ -204,3 +237,38 @@ def test_a_length_handed_out_gets_no_automatic_fix(name: str, tmp_path: Path) ->
     [finding] = check_path(str(package / "m.py"), Settings()).findings
     assert finding.fix.kind is FixKind.NONE
     assert finding.fix.reason == SHARED_REASON
+
+
+NARROWED_TO_A_STATIC_CACHE_THEN_SHARED = """\
+from transformers import StaticCache
+
+
+def trim(ids, cache, other, flag):
+    def swap():
+        nonlocal cache
+        cache = other
+
+    if isinstance(cache, StaticCache):
+        n = cache.get_seq_length()
+        return ids[:, n:]
+    swap()
+    return ids
+"""
+
+
+def test_a_shared_name_keeps_a_tensor_length_kind_under_int_length_caches(tmp_path: Path) -> None:
+    """Only an int kind is dropped for a name a nested function may rebind: `int-length-caches`
+    silences what is not shown tensor-length, so dropping a `StaticCache` would silence it."""
+    package = package_files.write_package(tmp_path, {"m": NARROWED_TO_A_STATIC_CACHE_THEN_SHARED})
+    settings = Settings(int_length_caches=("*",))
+    assert [finding.code for finding in check_path(str(package / "m.py"), settings).findings] == ["SLG002"]
+
+
+def test_a_result_that_is_a_length_keeps_its_fix_when_the_function_also_shares_it(tmp_path: Path) -> None:
+    text = HANDED_OUT.format(declaration="nonlocal n").replace(
+        "        n = other.get_seq_length()\n", "        n = other.get_seq_length()\n        return n\n"
+    )
+    text = text.replace("    f()\n    return ids[:, n:]", "    k = f()\n    return ids[:, k:]")
+    package = package_files.write_package(tmp_path, {"m": text})
+    [finding] = check_path(str(package / "m.py"), Settings()).findings
+    assert finding.fix.kind is not FixKind.NONE

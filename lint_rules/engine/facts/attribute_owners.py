@@ -27,7 +27,7 @@ from lint_rules.engine.facts.attribute_bindings import EVERY_ATTRIBUTE, attribut
 from lint_rules.engine.facts.cache_attributes import TRANSFORMERS_CACHE_ATTRIBUTES
 from lint_rules.engine.facts.classes import ClassFacts
 from lint_rules.engine.facts.module_files import module_name_of, parsed_module, read_bytes
-from lint_rules.engine.facts.module_text import BINDING_NODES, bound_names, whole_word
+from lint_rules.engine.facts.module_text import statement_bindings, top_level_statements, whole_word
 from lint_rules.engine.facts.subclasses import package_subclasses, whole_package_files
 
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
@@ -155,19 +155,36 @@ def builtin_bases_having(attribute: str) -> frozenset[str]:
 
 
 def may_derive_from(data: bytes, bases: frozenset[str]) -> bool:
-    """Cheaply, from the text: a class statement may name one of `bases` among its bases."""
-    names = b"|".join(re.escape(name.encode()) for name in sorted(bases))
-    return re.search(rb"\bclass\s+\w+\s*\([^)]*\b(?:" + names + rb")\b", data) is not None
+    """Cheaply, from the text: a class statement may name one of `bases` among its bases, or a name
+    may be bound to one (`Base = dict`)."""
+    names = b"(?:" + b"|".join(re.escape(name.encode()) for name in sorted(bases)) + rb")\b"
+    return (
+        re.search(
+            rb"\bclass\s+\w+\s*\([^)]*\b" + names + rb"|=[ \t]*(?:\w+\.)*" + names + rb"[ \t]*(?:#|\r?\n|$)", data
+        )
+        is not None
+    )
 
 
 def inherits_from_one_of(cls: ast.ClassDef, bases: frozenset[str], tree: ast.Module) -> bool:
-    """A base of `cls` is written as one of `bases` (`dict`, `collections.OrderedDict`) and the module
-    binds no name of that spelling itself (then it is not the builtin)."""
-    written = {ex.dotted_name(base).rpartition(".")[2] for base in cls.bases} & bases
-    return bool(written) and not written <= module_bound_names(tree)
+    """A base of `cls` is written as one of `bases` (`dict`, `collections.OrderedDict`), or as a name
+    the module binds to one (`Base = dict`), where the module binds no name of that spelling itself
+    (then it is not the builtin); a name bound in a function does not count."""
+    bound = module_bindings(tree)
+    for base in cls.bases:
+        written = ex.dotted_name(base).rpartition(".")[2]
+        written = bound.get(written, written) if written not in bases else written
+        if written in bases and written not in bound:
+            return True
+    return False
 
 
-def module_bound_names(tree: ast.Module) -> frozenset[str]:
-    return frozenset(
-        name for node in ast.walk(tree) for name in (bound_names(node) if isinstance(node, BINDING_NODES) else ())
-    )
+def module_bindings(tree: ast.Module) -> dict[str, str]:
+    """The names the module's top level binds, each with the name it is bound to where that is a
+    plain `A = B` (else "")."""
+    found: dict[str, str] = {}
+    for statement in top_level_statements(tree.body):
+        value = statement.value if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+        for name in statement_bindings(statement):
+            found[name] = value.id if isinstance(value, ast.Name) and name not in found else ""
+    return found

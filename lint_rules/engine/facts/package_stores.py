@@ -110,28 +110,32 @@ def may_store_on_another(data: bytes, watched: frozenset[str]) -> bool:
     )
 
 
-STORE_AFTER = re.compile(
-    r"(?:[ \t]|\\(?:\r\n|\r|\n))*(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|,|\)|(?:\][ \t]*)+(?:=(?!=)|,|\)))"
-)
-"""What follows a target: `=` or an augmented `=`, `,`, `)`, or the end of a list target (`[x.n] = v`)."""
-ANNOTATED_OR_ITERATED = re.compile(r"[ \t]*(?::|in\b)")
+BREAK = r"(?:[ \t]|\\(?:\r\n|\r|\n))"
+"""A space, a tab or a line continuation."""
+STORE_AFTER = re.compile(BREAK + r"*(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|,|\))")
+"""What follows a target: `=` or an augmented `=`, `,` or `)`."""
+LIST_TARGET_END = re.compile(r"(?:\s|\\(?:\r\n|\r|\n))*(?:\](?:\s|\\(?:\r\n|\r|\n))*)+(?:=(?!=)|,|\)|in\b)")
+"""The end of a list target, over lines (`[x.n] = v`, `for [x.n] in v`)."""
+ITERATED = re.compile(r"(?:\s|\\(?:\r\n|\r|\n))*in\b")
+"""A `for` target's end, in a statement or a comprehension (`x.n in v` tests are rare: a parse more)."""
+ANNOTATED = re.compile(BREAK + r"*:(?!=)")
+ANNOTATED_TARGET_BEFORE = re.compile(r"[ \t]*[^\s=]*[ \t]*")
+"""What may stand before an annotated target's `.name` on its line, after a `;` or `:`: one
+expression without spaces or `=` (`x`, `xs[0]`, `(x)`; a slice's `a[b` too, a parse more)."""
 STATEMENT_FOR_STORES = re.compile(r"[ \t]*(?:async[ \t]+)?(?:for|with|del)\b")
-PLAIN_TARGET_BEFORE = re.compile(r"[ \t]*[\w.]+")
-FOR_BEFORE = re.compile(r"\bfor\b")
 
 
 def is_store_target(text: str, mention: re.Match[str]) -> bool:
-    if STORE_AFTER.match(text, mention.end()):
+    end = mention.end()
+    if STORE_AFTER.match(text, end) or LIST_TARGET_END.match(text, end) or ITERATED.match(text, end):
         return True
     line_start = text.rfind("\n", 0, mention.start()) + 1
     if STATEMENT_FOR_STORES.match(text, line_start) is not None:
         return True
-    after = ANNOTATED_OR_ITERATED.match(text, mention.end())
-    if after is None:
+    if ANNOTATED.match(text, end) is None:
         return False
-    if after.group().endswith(":"):  # `x.n: T = v`, a statement of its own
-        return PLAIN_TARGET_BEFORE.fullmatch(text, line_start, mention.start()) is not None
-    return FOR_BEFORE.search(text, line_start, mention.start()) is not None  # `[0 for x.n in v]`
+    statement = re.split(r"[;:]", text[line_start : mention.start()])[-1]
+    return ANNOTATED_TARGET_BEFORE.fullmatch(statement) is not None
 
 
 SELF_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*self\b", re.MULTILINE)

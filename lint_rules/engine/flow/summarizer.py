@@ -275,7 +275,7 @@ class Summaries:
                 if definition.is_function
                 and not self.run.function_scope(definition).is_source_definition
                 and definition.name not in found
-                and self.of(definition).returns_source
+                and (self.of(definition).returns_source or bool(self.of(definition).shares_source))
             }
             if not new:
                 break

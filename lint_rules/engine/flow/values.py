@@ -357,7 +357,7 @@ class ValueWalker:
         for name in summaries.shares_source(callee) if not file_name else ():  # another module's globals are its own
             shared = self.new_origin(node, callee.name, state)
             if shared is not None:
-                shared.shared = True
+                shared.shared = shared.shared or origin is None  # a result that is a length keeps its fix
                 state.bind(name, state.taint.get(name, CLEAN) | {shared}, "")
         return result | {origin} if origin is not None else result
 
@@ -533,8 +533,12 @@ class ValueWalker:
         return self.module.classes.unless_replaced(self.known_receiver_kind(receiver, state))
 
     def known_receiver_kind(self, receiver: ast.expr, state: State) -> str:
-        if isinstance(receiver, ast.Name) and receiver.id in self.shared_names():
-            return ""  # a call (or a class body) may have rebound it: narrowed, annotated or built, it is unknown
+        kind = self.receiver_kind_as_bound(receiver, state)
+        if kind == INT_LENGTH and isinstance(receiver, ast.Name) and receiver.id in self.shared_names():
+            return ""  # a call (or a class body) may have rebound it to anything: narrowed, annotated or built
+        return kind
+
+    def receiver_kind_as_bound(self, receiver: ast.expr, state: State) -> str:
         own = self.module.classes.own_receiver_kind(self.scope.definition, receiver)
         if own is not None:
             return own
