@@ -172,6 +172,11 @@ TWINS = {
         "m": ANNOTATED.format(rebinding="def f():\n            nonlocal cache\n            cache = other\n        f()")
     },
     "a-length-handed-out-through-nonlocal": {"m": HANDED_OUT.format(declaration="nonlocal n")},
+    "a-length-handed-out-through-nonlocal-by-a-walrus-in-the-return": {
+        "m": HANDED_OUT.format(declaration="nonlocal n").replace(
+            "        n = other.get_seq_length()\n", "        return (n := other.get_seq_length()) > 0\n"
+        )
+    },
     "a-length-handed-out-through-global": {
         "m": "n = 0\n\n\n" + HANDED_OUT.format(declaration="global n").replace("    n = 0\n", "")
     },

@@ -242,10 +242,11 @@ class FunctionWalker(ValueWalker):
                 state.paths.not_none.add(key)  # `x += v` on a value that is not None gives one that is not
 
     def walk_return(self, node: ast.Return, state: State) -> None:
-        self.note_shared_sources(state)
         if node.value is None:
+            self.note_shared_sources(state)
             return
         taint = self.value(node.value, state)
+        self.note_shared_sources(state)  # after the value: `return (n := c.get_seq_length())` binds `n`
         self.returned |= taint
         for origin in taint:
             if isinstance(origin, Origin):
