@@ -130,6 +130,17 @@ SILENT = {
     "a-counter-adds-an-unannotated-parameter": {"m": COUNTED.format(parameter="t")},  # trusted: docs/limits.md
 }
 
+DICT_CACHE = """\
+import torch
+{before}
+
+class TCache({base}):
+    def get_seq_length(self):
+        return torch.tensor(1)
+{after}"""
+"""A class of the package with a tensor length that `dict` (or a name bound to it) gives `copy`."""
+
+
 TWINS = {
     "narrowed-then-a-comprehension-walrus": {"m": NARROWED.format(rebinding="[(cache := o) for o in [other]]")},
     "narrowed-then-a-generator-walrus": {"m": NARROWED.format(rebinding="any((cache := o) for o in [other])")},
@@ -158,7 +169,7 @@ TWINS = {
     },
     "hasattr-answered-by-a-dict-base-in-a-module-that-never-names-it": {
         "m": ASKED.format(more=""),
-        "other": "import torch\n\n\nclass TCache(dict):\n    def get_seq_length(self):\n        return torch.tensor(1)\n",
+        "other": DICT_CACHE.format(before="", base="dict", after=""),
     },
     "narrowed-then-rebound-through-nonlocal": {
         "m": NARROWED.format(
@@ -208,17 +219,11 @@ TWINS = {
     },
     "hasattr-answered-by-a-dict-base-and-a-parameter-named-dict": {
         "m": ASKED.format(more=""),
-        "other": (
-            "import torch\n\n\nclass TCache(dict):\n    def get_seq_length(self):\n        return torch.tensor(1)\n\n\n"
-            "def merge(a, dict=None):\n    return a\n"
-        ),
+        "other": DICT_CACHE.format(before="", base="dict", after="\n\ndef merge(a, dict=None):\n    return a\n"),
     },
     "hasattr-answered-by-a-base-bound-to-dict": {
         "m": ASKED.format(more=""),
-        "other": (
-            "import torch\n\nBase = dict\n\n\nclass TCache(Base):\n    def get_seq_length(self):\n"
-            "        return torch.tensor(1)\n"
-        ),
+        "other": DICT_CACHE.format(before="\nBase = dict\n", base="Base", after=""),
     },
     "a-counter-adds-a-tensor-annotated-parameter": {"m": COUNTED.format(parameter="t: torch.Tensor")},
     "a-counter-adds-a-parameter-with-a-tensor-default": {"m": COUNTED.format(parameter="t=torch.tensor(1)")},
