@@ -11,7 +11,8 @@ reaches the slice under torch 2.13 and transformers 5.5.3 (the reader's runtime 
 - a counter adds a parameter whose own header says it is no count: `t: torch.Tensor`,
   `u=torch.tensor(1)` (`counters.may_be_given_a_count`);
 - a nested function or class body rebinds the name through `nonlocal` (`values.known_receiver_kind`),
-  or hands a length out through `nonlocal` or `global` (`Summary.shares_source`);
+  or hands a length out through `nonlocal` or `global` (`Summary.shares_source`), also through a
+  second function that calls the one that binds it (`FunctionWalker.note_shared_sources`);
 - a subclass in another module extends the class through a call (`importlib.import_module("pkg.m")
   .IntCache`: `subclasses.base_names`)."""
 
@@ -107,6 +108,21 @@ def trim(ids, other):
         n = other.get_seq_length()
 
     f()
+    return ids[:, n:]
+"""
+
+HANDED_OUT_TWICE = """\
+def trim(ids, other):
+    n = 0
+
+    def f():
+        nonlocal n
+        n = other.get_seq_length()
+
+    def g():
+        {second}
+
+    g()
     return ids[:, n:]
 """
 
@@ -225,6 +241,20 @@ TWINS = {
         "m": ASKED.format(more=""),
         "other": DICT_CACHE.format(before="\nBase = dict\n", base="Base", after=""),
     },
+    **{
+        f"a-length-handed-out-through-a-second-call-{shape}": {"m": HANDED_OUT_TWICE.format(second=second)}
+        for shape, second in {
+            "from-a-sibling": "f()",
+            "that-binds-the-name-itself-after": "f()\n        n = 1\n        return n",
+            "and-a-third": "h()\n\n    def h():\n        f()",
+        }.items()
+    },
+    "a-length-handed-out-through-global-by-a-second-call": {
+        "m": (
+            "N = 0\n\n\ndef setn(c):\n    global N\n    N = c.get_seq_length()\n\n\n"
+            "def through(c):\n    setn(c)\n\n\ndef trim(ids, c):\n    through(c)\n    return ids[:, N:]\n"
+        )
+    },
     "a-counter-adds-a-tensor-annotated-parameter": {"m": COUNTED.format(parameter="t: torch.Tensor")},
     "a-counter-adds-a-parameter-with-a-tensor-default": {"m": COUNTED.format(parameter="t=torch.tensor(1)")},
 }
@@ -240,7 +270,15 @@ def test_twin_reported(modules: dict[str, str], tmp_path: Path) -> None:
     assert codes(tmp_path, modules) == ["SLG002"]
 
 
-@pytest.mark.parametrize("name", ["a-length-handed-out-through-nonlocal", "a-length-handed-out-through-global"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a-length-handed-out-through-nonlocal",
+        "a-length-handed-out-through-global",
+        "a-length-handed-out-through-a-second-call-from-a-sibling",
+        "a-length-handed-out-through-global-by-a-second-call",
+    ],
+)
 def test_a_length_handed_out_gets_no_automatic_fix(name: str, tmp_path: Path) -> None:
     """Hoisting `f()` would leave the name it binds a tensor: the plan says where to guard instead."""
     package = package_files.write_package(tmp_path, TWINS[name])

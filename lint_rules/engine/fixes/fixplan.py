@@ -26,8 +26,8 @@ def no_other_sources(call: ast.Call) -> FixPlan | None:
 
 
 SHARED_REASON = (
-    "the length leaves the call through a `nonlocal` or `global` name the function binds, not its result: "
-    "guard it where the function binds that name"
+    "the length leaves the call through a `nonlocal` or `global` name that the function, or one it calls, "
+    "binds, not through its result: guard it where that name is bound"
 )
 EFFECTFUL = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 SIMPLE_BINDINGS = (ast.Assign, ast.AnnAssign, ast.AugAssign)

@@ -62,6 +62,9 @@ class ValueWalker:
         """The names the scope binds in forms the walk does not follow (see `none_is_kept`)."""
         self.declared_shared: frozenset[str] | None = None
         """The names a call may rebind (`shared_names`), found at the first test they may decide."""
+        self.bound_by_calls: set[str] = set()
+        """The names a called function binds to a source's value through its `nonlocal` or `global`
+        declarations (`Summary.shares_source`)."""
 
     def conditional(self, node: ast.IfExp, state: State, consumed: bool) -> Taint:
         """`a if test else b`: each arm the test can take, in the state where it went that way."""
@@ -359,6 +362,7 @@ class ValueWalker:
             if shared is not None:
                 shared.shared = shared.shared or origin is None  # a result that is a length keeps its fix
                 state.bind(name, state.taint.get(name, CLEAN) | {shared}, "")
+                self.bound_by_calls.add(name)
         return result | {origin} if origin is not None else result
 
     def library_call(self, node: ast.Call, argument_taints: dict[int, Taint]) -> Taint:

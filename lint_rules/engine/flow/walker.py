@@ -15,6 +15,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition
 from lint_rules.engine.facts.module_text import NESTED_SCOPES, imported_as
 from lint_rules.engine.flow.closures import names_read_in_closures
+from lint_rules.engine.flow.jumps import Jumps
 from lint_rules.engine.flow.narrowing import (
     flag_subjects,
     names_known_values_decide,
@@ -68,9 +69,12 @@ class FunctionWalker(ValueWalker):
     """The names the scope's nested functions and lambdas read (`names_read_in_closures`), found at the first outputs bound."""
     shared_sources: set[str]
     """The `nonlocal` or `global` names the scope binds to a source's value (`Summary.shares_source`)."""
+    jumps: Jumps
+    """The states where control leaves the loops and `try`/`with` bodies being walked part way."""
 
     def walk(self) -> None:
         self.shared_sources = set()
+        self.jumps = Jumps()
         state = State(entry=self.scope.entry_kinds, entry_names=self.scope.entry_parameters)
         state.paths.not_none.update(self.scope.entry_not_none)
         for name in self.run.closure_getters(self.scope.definition):  # `n = c.get_seq_length` around it
@@ -83,11 +87,14 @@ class FunctionWalker(ValueWalker):
         self.note_shared_sources(self.walk_block(self.scope.body, state, rest))
 
     def note_shared_sources(self, state: State | None) -> None:
-        """At an exit of the scope: its `nonlocal` and `global` names that hold a source's value."""
+        """At an exit of the scope: its `nonlocal` and `global` names that hold a source's value, and
+        every name a function it called bound so (`g()` calling the `f()` that binds them), whatever
+        the scope did after: a name `g` binds itself too stands for two variables in the walk."""
         if state is not None:
             self.shared_sources.update(
                 name for name in self.shared_names() if has_a_source(state.taint.get(name, CLEAN))
             )
+            self.shared_sources.update(self.bound_by_calls)
 
     def walk_block(self, body: Sequence[ast.stmt], state: State | None, rest: QuietRest | None = None) -> State | None:
         """`rest`: for the function's own body, stop where the rest of it is quiet (`quiet_rest`)."""
@@ -95,6 +102,7 @@ class FunctionWalker(ValueWalker):
             if state is None or (rest is not None and rest.from_statement(statement, state)):
                 return state
             self.statement = self.uses.statement = statement
+            self.jumps.at_boundary(state)
             state = self.walk_statement(statement, state, body[index + 1 : index + 2])
         return state
 
@@ -112,6 +120,8 @@ class FunctionWalker(ValueWalker):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.value(child, state)
+            if not isinstance(node, ast.Raise):
+                self.jumps.jump(isinstance(node, ast.Break), state)
             return None
         elif isinstance(node, ast.If):
             return self.walk_if(node, state)
@@ -122,8 +132,10 @@ class FunctionWalker(ValueWalker):
                 self.value(item.context_expr, state)
                 if item.optional_vars is not None:
                     self.bind_target(item.optional_vars, CLEAN, "", state)
-            after_with = self.walk_block(node.body, state)
-            self.forget_stored_names(after_with, node, node.body)  # the context manager may suppress an exception
+            with self.jumps.left_part_way() as in_body:
+                after_with = self.walk_block(node.body, state)
+            after_with = State.merge([after_with, *in_body])  # the context manager may suppress an exception
+            self.forget_stored_names(after_with, node, node.body)
             return after_with
         elif isinstance(node, (ast.Try, ast.TryStar)):
             return self.walk_try(node, state)
@@ -337,32 +349,41 @@ class FunctionWalker(ValueWalker):
                 self.value(node.iter, loop_state)
                 body_state = loop_state.copy()
                 self.bind_target(node.target, CLEAN, "", body_state)
-            end_of_body = self.walk_block(node.body, body_state)
-            exit_state = State.merge([loop_state, end_of_body])
+            with self.jumps.loop_pass() as jumps:
+                end_of_body = self.walk_block(node.body, body_state)
+            exit_state = State.merge([loop_state, end_of_body, *jumps.continues])
             if exit_state is None or exit_state.same_as(entry):
                 break
             entry = exit_state
-        return self.walk_block(node.orelse, exit_state)
+        return State.merge([self.walk_block(node.orelse, exit_state), *jumps.breaks])  # `else` runs without a `break`
 
     def walk_try(self, node: ast.Try | ast.TryStar, state: State) -> State | None:
-        after_body = self.walk_block(node.body, state.copy())
-        handler_entry = State.merge([state, after_body]) or state
-        self.forget_stored_names(handler_entry, node.body[0], node.body, kinds=True)  # an exception part way through
-        handlers = []
-        for handler in node.handlers:
-            handler_state = handler_entry.copy()
-            if handler.name:
-                handler_state.bind(handler.name, CLEAN)
-            handlers.append(self.walk_block(handler.body, handler_state))
-        after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
+        """A handler starts from any statement boundary of the body (an exception part way through);
+        `finally` from any way out of the body, the handlers and `else` (walked for its uses), and the
+        code after it from the ways that go on."""
+        with self.jumps.left_part_way() as in_body:
+            after_body = self.walk_block(node.body, state.copy())
+        handler_entry = State.merge([state, after_body, *in_body]) or state
+        self.forget_stored_names(handler_entry, node.body[0], node.body, kinds=True)
+        with self.jumps.left_part_way() as in_handlers:
+            handlers = []
+            for handler in node.handlers:
+                handler_state = handler_entry.copy()
+                if handler.name:
+                    handler_state.bind(handler.name, CLEAN)
+                handlers.append(self.walk_block(handler.body, handler_state))
+            after_else = self.walk_block(node.orelse, after_body) if node.orelse else after_body
         merged = State.merge([after_else, *handlers])
-        if node.finalbody:
-            left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
-            finally_entry = merged or handler_entry.copy()
-            self.forget_stored_names(finally_entry, node, left_part_way, kinds=True)
-            after_finally = self.walk_block(node.finalbody, finally_entry)
-            return after_finally if merged else None  # `finally` runs even when every path exits
-        return merged
+        if not node.finalbody:
+            return merged
+        left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
+        every_way_out = State.merge([merged, handler_entry, *in_handlers]) or handler_entry.copy()
+        self.forget_stored_names(every_way_out, node, left_part_way, kinds=True)
+        self.walk_block(node.finalbody, every_way_out)
+        if merged is None:
+            return None  # `finally` runs even when every path exits
+        self.forget_stored_names(merged, node, left_part_way, kinds=True)
+        return self.walk_block(node.finalbody, merged)
 
     def walk_match(self, node: ast.Match, state: State) -> State | None:
         taint = self.value(node.subject, state, consumed=True)
