@@ -4,7 +4,9 @@ that must still be fixed.
 - D1: a guard or device rewrite that would use a name for torch that holds something else there;
 - D2: a call hoisted out of an assignment target, ahead of the value Python evaluates first;
 - D3: a hoisted name that would replace a module's `def`, class or import;
-- D8, D9: a file edited while it was being fixed, or one with other hard links.
+- D8, D9: a file edited while it was being fixed, or one with other hard links;
+- from a third reading (2026-12-06): a guard whose builtins (`isinstance`, `int`) a binding of the
+  module or of a function around it replaces.
 """
 
 from __future__ import annotations
@@ -201,6 +203,79 @@ TORCH_NAME_TWINS = {
 @pytest.mark.parametrize("case", TORCH_NAME_TWINS)
 def test_the_guard_is_still_written_where_the_torch_name_holds_torch(case: str) -> None:
     source = textwrap.dedent(TORCH_NAME_TWINS[case])
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings and all(finding.fix.safety is FixSafety.SAFE for finding in findings)
+    assert "int(n.item())" in fix_text("x.py", source, Settings())
+
+
+BUILTIN_CASE = """
+    import torch
+
+    {module}
+    def host(cache, ids{parameters}):
+        {local}
+        n = cache.get_seq_length()
+        return ids[:, n:]
+"""
+
+BUILTIN_NOT_BUILTIN = {
+    "a parameter `int` with a default": {"parameters": ", int=float"},
+    "a parameter `int`": {"parameters": ", int"},
+    "a starred parameter `isinstance`": {"parameters": ", *isinstance"},
+    "a local `int`": {"local": "int = float"},
+    "a local `isinstance` bound by a walrus": {"local": "(isinstance := print)"},
+    "a local `int` bound by `with ... as`": {"local": "with open('f') as int:\n            pass"},
+    "a module-level `isinstance`": {"module": "isinstance = lambda a, b: True\n"},
+    "a module-level `int` imported": {"module": "from builtins import float as int\n"},
+    "a module-level `int` in a parenthesized import": {"module": "from numpy import (\n        int,\n    )\n"},
+    "a module-level `int` as a loop target": {"module": "for int in [float]:\n        pass\n"},
+    "a module-level `def int`": {"module": "def int(value):\n        return value\n"},
+    "a function declares `int` global": {"module": "def setup():\n        global int\n        int = float\n"},
+    "a function around binds `int`": {},
+}
+
+
+def guarded(case: str) -> str:
+    if case == "a function around binds `int`":
+        return textwrap.dedent(
+            """
+            def outer(int):
+                def host(cache, ids):
+                    n = cache.get_seq_length()
+                    return ids[:, n:]
+
+                return host
+            """
+        )
+    parts = {"module": "", "parameters": "", "local": "pass", **BUILTIN_NOT_BUILTIN[case]}
+    return textwrap.dedent(BUILTIN_CASE.format(**parts))
+
+
+@pytest.mark.parametrize("case", BUILTIN_NOT_BUILTIN)
+def test_no_guard_where_a_builtin_it_calls_may_hold_something_else(case: str) -> None:
+    """A third reading: `int=float` made the guard call `float` (TypeError where the code worked), a
+    module's `isinstance = lambda a, b: True` made it call `.item()` on an int."""
+    source = guarded(case)
+    compile(source, "x.py", "exec")
+    findings = check_text("x.py", source, Settings()).findings
+    assert findings, "the use must still be reported"
+    assert all(finding.fix.kind is FixKind.NONE and "builtin" in finding.fix.reason for finding in findings)
+    assert fix_text("x.py", source, Settings()) == source
+
+
+BUILTIN_TWINS = {
+    "`int` bound only in another function": {"module": "def other(int):\n        return int\n"},
+    "`int` in annotations and calls only": {"module": "def other(x: int) -> int:\n        return int(x)\n"},
+    "a class attribute named `int` (a class body is not seen from its methods)": {
+        "module": "class Config:\n        int = float\n"
+    },
+}
+
+
+@pytest.mark.parametrize("case", BUILTIN_TWINS)
+def test_the_guard_is_still_written_where_the_builtins_are_builtins(case: str) -> None:
+    parts = {"module": "", "parameters": "", "local": "pass", **BUILTIN_TWINS[case]}
+    source = textwrap.dedent(BUILTIN_CASE.format(**parts))
     findings = check_text("x.py", source, Settings()).findings
     assert findings and all(finding.fix.safety is FixSafety.SAFE for finding in findings)
     assert "int(n.item())" in fix_text("x.py", source, Settings())

@@ -472,6 +472,72 @@ REPORTED = [
     ),
     pytest.param(
         """
+        DEBUG = False
+        try:
+            from settings import DEBUG
+        except ImportError:
+            pass
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(10, "SLG002")],
+        id="constant-overridden-by-an-import",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+        for DEBUG in (True,):
+            pass
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(8, "SLG002")],
+        id="constant-rebound-by-a-top-level-loop",
+    ),
+    pytest.param(
+        """
+        import os
+
+        DEBUG = False
+        globals()["DEBUG"] = bool(os.environ.get("DEBUG"))
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(9, "SLG002")],
+        id="constant-set-through-globals",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+
+        def enable():
+            global OTHER, \\
+                DEBUG
+            DEBUG = True
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(11, "SLG002")],
+        id="constant-declared-global-on-a-continuation-line",
+    ),
+    pytest.param(
+        """
         def forward(input_ids, cache, flag):
             ignore = True
             if flag:

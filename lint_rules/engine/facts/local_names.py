@@ -23,11 +23,13 @@ from lint_rules.engine.facts.module_text import (
     bound_names,
     header_of,
     lines_that_may_bind,
+    may_declare_globals,
     non_ascii_lines,
     own_scope_nodes,
     spans_one_of,
     with_non_ascii,
 )
+from lint_rules.engine.facts.name_bindings import declared_global
 
 Comprehension = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
 NESTED_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -64,6 +66,7 @@ class LocalNames:
         self._lines: dict[str, list[int]] = {}
         self._non_ascii_lines: list[tuple[int, str]] | None = None
         self._classes_by_line: dict[int, dict[int, Definition]] = {}
+        self._module_level: dict[str, bool] = {}
 
     def holder(self, name: str, caller: Definition | None, call: ast.expr) -> Holder:
         """What binds `name` for `call`, written in `caller`'s code (None: the module's), or in a class
@@ -116,6 +119,17 @@ class LocalNames:
             lines = self.lines_that_may_bind(name)
             self._bindings[key] = scope_binding(scope.node, name, lines) if self.may_bind_in(scope, name) else NONE
         return self._bindings[key]
+
+    def binds_at_module_level(self, name: str, tree: ast.Module) -> bool:
+        """The module's own code binds `name` (its statements and the headers of its functions and
+        classes), or a function declares it `global`."""
+        if name not in self._module_level:
+            lines = self.lines_that_may_bind(name)
+            self._module_level[name] = bool(lines) and (
+                any(name in bound_names(node) for node in own_scope_nodes(tree, lines))
+                or (may_declare_globals(self.text) and name in declared_global(tree))
+            )
+        return self._module_level[name]
 
     def lines_that_may_bind(self, name: str) -> list[int]:
         """Found once per name; with the lines outside ASCII whose NFKC form holds it (a binding may

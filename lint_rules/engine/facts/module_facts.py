@@ -23,9 +23,11 @@ from lint_rules.engine.facts.module_text import (
     function_constants,
     is_identifier_char,
     lines_mentioning,
+    may_declare_globals,
     module_constants,
     torch_aliases,
 )
+from lint_rules.engine.facts.name_bindings import declared_global
 from lint_rules.engine.facts.releases import ALL_RELEASES, Releases, path_ending_names
 from lint_rules.engine.facts.source_text import SourceText
 
@@ -69,7 +71,11 @@ class ModuleFacts:
     @functools.cached_property
     def constants(self) -> dict[str, object]:
         """Module names whose value is known everywhere (`DEBUG = False`): see `module_constants`."""
-        return module_constants(self.tree, self.source.text)
+        constants = module_constants(self.tree, self.source.text)
+        if constants and may_declare_globals(self.source.text):
+            declared = declared_global(self.tree)
+            return {name: value for name, value in constants.items() if name not in declared}
+        return constants
 
     def function_constants(self, function: ScopeNode, enclosing: Definition | None = None) -> dict[str, object]:
         """The names whose value is known everywhere in `function` or a class body (see

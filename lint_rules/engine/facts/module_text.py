@@ -369,7 +369,10 @@ def is_truth_literal(node: ast.expr | None) -> TypeGuard[ast.Constant]:
 
 def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
     """UPPER_CASE module names bound exactly once, at the top level, to a bool, int or None literal
-    (`DEBUG = False`) and never declared `global` in a function: their value is known everywhere."""
+    (`DEBUG = False`), and in no other form in the module's own scope (an import that overrides it,
+    a loop or `with` target, a `def`, `del`), in a module that does not reach its namespace by hand
+    (`globals()`): their value is known everywhere, unless a function declares them `global`
+    (`ModuleFacts.constants` drops those)."""
     bindings: dict[str, list[ast.expr | None]] = {}
     for statement in top_level_statements(tree.body):
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -379,22 +382,25 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
                 for bound in [target] if isinstance(target, ast.Name) else list(ast.walk(target)):
                     if isinstance(bound, ast.Name):
                         bindings.setdefault(bound.id, []).append(value if bound is target else None)
-    constants: dict[str, object] = {}
-    for name, values in bindings.items():
-        value = values[0]
-        if (
-            len(values) == 1
-            and name.lstrip("_").isupper()
-            and is_truth_literal(value)
-            and not declared_global(name, text)
-        ):
-            constants[name] = value.value
-    return constants
+    candidates = {
+        name: value.value
+        for name, [value, *others] in bindings.items()
+        if not others and name.lstrip("_").isupper() and is_truth_literal(value)
+    }
+    if not candidates or any(by_hand in text for by_hand in NAMESPACE_BY_HAND):
+        return {}
+    return {name: value for name, value in candidates.items() if module_scope_bindings(tree, text, name) == 1}
 
 
-def declared_global(name: str, text: str) -> bool:
-    """A `global` statement may name `name` (a literal search first: most modules have none)."""
-    return "global" in text and re.search(rf"{whole_word('global')}[^\n]*\b{re.escape(name)}\b", text) is not None
+NAMESPACE_BY_HAND = ("globals()", "vars()", "sys.modules")
+"""Ways a module may bind its own names that no statement shows (`globals()["DEBUG"] = True`)."""
+
+
+def module_scope_bindings(tree: ast.Module, text: str, name: str) -> int:
+    """How many times the module's own scope binds `name`, in every form (its statements, and the
+    headers of its functions and classes), read only on the lines where a binding may be written."""
+    lines = with_non_ascii(lines_that_may_bind(text, name), non_ascii_lines(text), name)
+    return sum(bound_names(node).count(name) for node in own_scope_nodes(tree, lines))
 
 
 def whole_word(*words: str, not_after: str = r"\w") -> str:
@@ -463,7 +469,7 @@ def function_constants(function: ScopeNode, module_constants: dict[str, object])
     return {**{name: value for name, value in module_constants.items() if name not in bindings}, **own}
 
 
-def own_scope_nodes(function: ScopeNode, lines: Sequence[int] | None = None) -> Iterator[ast.AST]:
+def own_scope_nodes(function: ScopeNode | ast.Module, lines: Sequence[int] | None = None) -> Iterator[ast.AST]:
     """The nodes of a function's (or a class body's) own scope: its body, and of the functions,
     lambdas and classes nested in it only their headers (decorators, defaults, annotations, bases),
     which run in this scope; its own header runs in the scope around it. With `lines` (sorted), only

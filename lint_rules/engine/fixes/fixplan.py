@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, first_line_of
 from lint_rules.engine.facts.expressions import COMPREHENSIONS, callee_label, dotted_name, getter_name, unpacked_pairs
 from lint_rules.engine.facts.source_text import SourceText
+from lint_rules.engine.fixes.guard_builtins import guard_builtins_refusal
 from lint_rules.engine.fixes.torch_name import bound_names, torch_name_refusal
 from lint_rules.engine.flow.module_run import ModuleRun
 from lint_rules.engine.flow.taint import Origin
@@ -55,8 +56,12 @@ def origin_fix_plan(origin: Origin, run: ModuleRun) -> FixPlan:
         refusal = torch_name_refusal(
             run.facts.tree, run.facts.source.text, origin.scope.body_owner, line=origin.statement.lineno
         )
-        if refusal and run.fix_plans[key].kind is not FixKind.NONE:
-            run.fix_plans[key] = run.fix_plans[key]._replace(kind=FixKind.NONE, safety=FixSafety.NONE, reason=refusal)
+        if run.fix_plans[key].kind is not FixKind.NONE:
+            refusal = refusal or guard_builtins_refusal(origin, run)
+            if refusal:
+                run.fix_plans[key] = run.fix_plans[key]._replace(
+                    kind=FixKind.NONE, safety=FixSafety.NONE, reason=refusal
+                )
     return run.fix_plans[key]
 
 
