@@ -171,6 +171,18 @@ DEFAULT_REQUIREMENTS = (
     "zelt-ai==0.2.2",
     "sillage==1.9.2",
     "qwen-tts-hf==0.1.1.post1",
+    # A sixth round, labelled by a reader after the checker ran, on 2026-12-06 (REAL_CODE.md).
+    "diffsynth==2.1.12",
+    "paddleformers==1.2.0",
+    "trinity-rft==0.6.0",
+    "fasr-asr-qwen3==0.5.1",
+    "fasr-asr-qwen3asr==0.5.8",
+    "sglang-omni==0.1.9",
+    "kani-tts-2==0.0.5",
+    "lsglang==1.6.5",
+    "ipex-llm-fix==2.1.2",
+    "mechbench-compute==0.209.0",
+    "sglang-kt==0.7.2",
 )
 SAFETIES = ("safe", "unsafe", "none")
 CACHE = Path(__file__).resolve().parent / ".cache"
