@@ -232,6 +232,10 @@ BUILTIN_NOT_BUILTIN = {
     "a module-level `def int`": {"module": "def int(value):\n        return value\n"},
     "a function declares `int` global": {"module": "def setup():\n        global int\n        int = float\n"},
     "a function around binds `int`": {},
+    "a star import (it may bind `int`)": {"module": "from helpers import *\n"},
+    "`globals()` binds `int`": {"module": "globals()['int'] = float\n"},
+    "the `builtins` module is changed": {"module": "import builtins\n    builtins.int = float\n"},
+    "a class body around the guard binds `int`": {},
 }
 
 
@@ -245,6 +249,18 @@ def guarded(case: str) -> str:
                     return ids[:, n:]
 
                 return host
+            """
+        )
+    if case == "a class body around the guard binds `int`":
+        return textwrap.dedent(
+            """
+            def host(cache, ids):
+                class Step:
+                    int = float
+                    n = cache.get_seq_length()
+                    cut = ids[:, n:]
+
+                return Step.cut
             """
         )
     parts = {"module": "", "parameters": "", "local": "pass", **BUILTIN_NOT_BUILTIN[case]}

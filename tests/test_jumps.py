@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from lint_rules.engine import analyze_source
+from tests.release_rows import DYNAMIC_CACHE_COUNTS_INT
 
 
 def codes(code: str) -> list[tuple[int, str]]:
@@ -256,9 +257,90 @@ SILENT = [
         """,
         id="finally-binds-an-int",
     ),
+    pytest.param(
+        """
+        import torch
+
+        def trim(ids, cache):
+            with torch.no_grad():
+                n = cache.get_seq_length()
+                n = int(n)
+            return ids[:, n:]
+        """,
+        id="torch-no-grad-suppresses-nothing",  # a second reading: every `with` was taken to suppress
+    ),
+    pytest.param(
+        """
+        import torch
+        from torch import inference_mode
+
+        def trim(ids, cache):
+            with inference_mode():
+                n = cache.get_seq_length()
+                if isinstance(n, torch.Tensor):
+                    n = int(n.item())
+            return ids[:, n:]
+        """,
+        id="the-fixers-guard-inside-inference-mode",
+    ),
+    pytest.param(
+        """
+        import torch
+
+        def trim(ids, cache, f):
+            n = 0
+            try:
+                n = cache.get_seq_length()
+                if isinstance(n, torch.Tensor):
+                    n = int(n.item())
+                f(n)
+            finally:
+                print(ids[:, n:])
+            return ids[:, n:]
+        """,
+        id="no-exception-between-a-binding-and-its-guard",  # the fixer's own output must converge
+    ),
+    pytest.param(
+        """
+        import contextlib
+
+        def trim(ids, cache):
+            with contextlib.suppress(ValueError):
+                n = cache.get_seq_length()
+                n = n.item()
+            return ids[:, n:]
+        """,
+        id="item-right-after-the-binding-even-where-an-exception-may-be-suppressed",
+    ),
 ]
 
 
 @pytest.mark.parametrize("code", SILENT)
 def test_silent(code: str) -> None:
     assert codes(code) == []
+
+
+def test_a_dynamic_cache_built_inside_torch_no_grad_keeps_its_kind() -> None:
+    code = """
+        import torch
+        from transformers import DynamicCache
+
+        def trim(ids, cache):
+            with torch.no_grad():
+                cache = DynamicCache()
+                x = 1
+            n = cache.get_seq_length()
+            return ids[:, n:]
+        """
+    text = textwrap.dedent(code).lstrip("\n")
+    assert analyze_source(text, "m.py", releases=DYNAMIC_CACHE_COUNTS_INT) == []
+
+
+def test_finally_blocks_nested_deep_in_finally_blocks_are_still_walked() -> None:
+    """Each level walks its `finally` twice (every way out, then the way on) down to
+    `MAX_FINALLY_DEPTH`, once below it, so that the walk does not double with every level."""
+    body = "n = cache.get_seq_length()\nhelper()\n"
+    for _ in range(16):
+        body = "try:\n    helper()\nfinally:\n" + textwrap.indent(body, "    ")
+    code = "def trim(ids, cache):\n" + textwrap.indent(body + "return ids[:, n:]\n", "    ")
+    assert [finding.code for finding in analyze_source(code, "m.py")] == ["SLG002"]

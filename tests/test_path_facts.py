@@ -138,6 +138,21 @@ SILENT = [
     ),
     pytest.param(
         """
+        import sys
+
+        DEBUG = False
+        HAS_XLA = "torch_xla" in sys.modules
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                print(input_ids[:, past:])
+            return input_ids
+        """,
+        id="false-module-constant-in-a-module-that-reads-sys-modules",  # only `sys.modules[__name__]` writes its names
+    ),
+    pytest.param(
+        """
         DEBUG = False
 
         class Model:
@@ -535,6 +550,64 @@ REPORTED = [
         """,
         [(11, "SLG002")],
         id="constant-declared-global-on-a-continuation-line",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+        from settings import *
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="constant-overridden-by-a-star-import",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+        globals ()["DEBUG"] = True
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="constant-set-through-globals-with-a-space",
+    ),
+    pytest.param(
+        """
+        import sys
+
+        DEBUG = False
+        setattr(sys.modules[__name__], "DEBUG", True)
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(9, "SLG002")],
+        id="constant-set-through-sys-modules",
+    ),
+    pytest.param(
+        """
+        DEBUG = False
+        exec("DEBUG = True")
+
+        def prepare(input_ids, cache):
+            past = cache.get_seq_length()
+            if DEBUG:
+                input_ids = input_ids[:, past:]
+            return input_ids
+        """,
+        [(7, "SLG002")],
+        id="constant-set-by-exec",
     ),
     pytest.param(
         """

@@ -371,7 +371,7 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
     """UPPER_CASE module names bound exactly once, at the top level, to a bool, int or None literal
     (`DEBUG = False`), and in no other form in the module's own scope (an import that overrides it,
     a loop or `with` target, a `def`, `del`), in a module that does not reach its namespace by hand
-    (`globals()`): their value is known everywhere, unless a function declares them `global`
+    (`NAMESPACE_BY_HAND`): their value is known everywhere, unless a function declares them `global`
     (`ModuleFacts.constants` drops those)."""
     bindings: dict[str, list[ast.expr | None]] = {}
     for statement in top_level_statements(tree.body):
@@ -387,13 +387,25 @@ def module_constants(tree: ast.Module, text: str) -> dict[str, object]:
         for name, [value, *others] in bindings.items()
         if not others and name.lstrip("_").isupper() and is_truth_literal(value)
     }
-    if not candidates or any(by_hand in text for by_hand in NAMESPACE_BY_HAND):
+    if not candidates or any(pattern.search(text) for pattern in NAMESPACE_BY_HAND):
         return {}
     return {name: value for name, value in candidates.items() if module_scope_bindings(tree, text, name) == 1}
 
 
-NAMESPACE_BY_HAND = ("globals()", "vars()", "sys.modules")
-"""Ways a module may bind its own names that no statement shows (`globals()["DEBUG"] = True`)."""
+NAMESPACE_BY_HAND = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"import[ \t]*\*",
+        r"globals[ \t]*\(",
+        r"vars[ \t]*\([ \t]*\)",
+        r"exec[ \t]*\(",
+        r"modules[ \t]*\[[ \t]*__name__",
+        r"import_module[ \t]*\([ \t]*__name__",
+    )
+)
+"""Ways a module may bind its own names that no statement of it shows: a star import, `globals()`,
+`vars()`, `exec(...)`, `sys.modules[__name__]`, `import_module(__name__)` (each pattern starts with its
+literal, which `re` searches for first)."""
 
 
 def module_scope_bindings(tree: ast.Module, text: str, name: str) -> int:

@@ -15,7 +15,7 @@ from lint_rules.engine.facts import expressions as ex
 from lint_rules.engine.facts.definitions import DEFINITION_STATEMENTS, Definition
 from lint_rules.engine.facts.module_text import NESTED_SCOPES, imported_as
 from lint_rules.engine.flow.closures import names_read_in_closures
-from lint_rules.engine.flow.jumps import Jumps
+from lint_rules.engine.flow.jumps import NOT_SUPPRESSING, Jumps
 from lint_rules.engine.flow.narrowing import (
     flag_subjects,
     names_known_values_decide,
@@ -102,8 +102,13 @@ class FunctionWalker(ValueWalker):
             if state is None or (rest is not None and rest.from_statement(statement, state)):
                 return state
             self.statement = self.uses.statement = statement
+            following = body[index + 1 : index + 2]
+            if self.jumps.boundaries and index and self.converts_what_came_before(statement, body[index - 1]):
+                with self.jumps.without_boundaries():
+                    state = self.walk_statement(statement, state, following)
+                continue
             self.jumps.at_boundary(state)
-            state = self.walk_statement(statement, state, body[index + 1 : index + 2])
+            state = self.walk_statement(statement, state, following)
         return state
 
     def walk_statement(self, node: ast.stmt, state: State, following: Sequence[ast.stmt]) -> State | None:
@@ -132,6 +137,8 @@ class FunctionWalker(ValueWalker):
                 self.value(item.context_expr, state)
                 if item.optional_vars is not None:
                     self.bind_target(item.optional_vars, CLEAN, "", state)
+            if all(self.lets_exceptions_through(item.context_expr) for item in node.items):
+                return self.walk_block(node.body, state)
             with self.jumps.left_part_way() as in_body:
                 after_with = self.walk_block(node.body, state)
             after_with = State.merge([after_with, *in_body])  # the context manager may suppress an exception
@@ -379,11 +386,14 @@ class FunctionWalker(ValueWalker):
         left_part_way = [*node.body, *(s for handler in node.handlers for s in handler.body), *node.orelse]
         every_way_out = State.merge([merged, handler_entry, *in_handlers]) or handler_entry.copy()
         self.forget_stored_names(every_way_out, node, left_part_way, kinds=True)
-        self.walk_block(node.finalbody, every_way_out)
-        if merged is None:
-            return None  # `finally` runs even when every path exits
-        self.forget_stored_names(merged, node, left_part_way, kinds=True)
-        return self.walk_block(node.finalbody, merged)
+        with self.jumps.in_finally() as twice:
+            after_any = self.walk_block(node.finalbody, every_way_out)
+            if merged is None:
+                return None  # `finally` runs even when every path exits
+            if not twice:
+                return after_any
+            self.forget_stored_names(merged, node, left_part_way, kinds=True)
+            return self.walk_block(node.finalbody, merged)
 
     def walk_match(self, node: ast.Match, state: State) -> State | None:
         taint = self.value(node.subject, state, consumed=True)
@@ -419,12 +429,65 @@ class FunctionWalker(ValueWalker):
                 state.stored_into(key_of(node.value))
                 state.stored_at(key_of(node.value), subject_key(node))  # what a test told of its entries
 
+    def lets_exceptions_through(self, manager: ast.expr) -> bool:
+        """A call of a context manager known not to suppress exceptions (`jumps.NOT_SUPPRESSING`)."""
+        if not isinstance(manager, ast.Call):
+            return False
+        name = ex.dotted_name(manager.func)
+        head, dot, rest = name.partition(".")
+        if head in self.module.torch_aliases:
+            name = "torch" + dot + rest
+        elif head in self.module.bound_modules and head != "open":
+            name = self.module.bound_modules[head] + dot + rest
+        return name in NOT_SUPPRESSING
+
+    def converts_what_came_before(self, statement: ast.stmt, before: ast.stmt) -> bool:
+        """`statement` is the guard of the name `before` binds (`if isinstance(n, torch.Tensor): n =
+        int(n.item())`) or `n = int(n)`: it raises nothing for a length, so no exception leaves
+        between the two."""
+        if not isinstance(before, (ast.Assign, ast.AnnAssign)):
+            return False
+        targets = before.targets if isinstance(before, ast.Assign) else [before.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            return False
+        name = targets[0].id
+        if isinstance(statement, ast.If):
+            return self.guarded_next(targets[0], [statement]) and not statement.orelse
+        return (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+            and is_int_of(statement.value, name)
+        )
+
     def guarded_next(self, target: ast.expr, following: Sequence[ast.stmt]) -> bool:
         """The int-annotated binding is immediately followed by the fixer's guard."""
         if not following or not isinstance(following[0], ast.If):
             return False
         guard = following[0]
         return narrowed_key(guard.test, self.module) == (key_of(target), TENSOR) and bool(guard.body)
+
+
+def is_int_of(value: ast.expr, name: str) -> bool:
+    """`int(name)`, `int(name.item())` or `name.item()`."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "int"
+        and len(value.args) == 1
+    ):
+        value = value.args[0]
+        if isinstance(value, ast.Name):
+            return value.id == name
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "item"
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == name
+        and not value.args
+    )
 
 
 def definition_header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.expr]:
