@@ -391,6 +391,35 @@ def test_reported_where_a_dynamic_cache_may_count_a_tensor(code: str) -> None:
     assert origins and all("get_seq_length" in text.splitlines()[line - 1] for line in origins)
 
 
+CONSTANT_REBOUND = {
+    "overridden-by-an-import": "DEBUG = False\ntry:\n    from settings import DEBUG\nexcept ImportError:\n    pass",
+    "rebound-by-a-top-level-loop": "DEBUG = False\nfor DEBUG in (True,):\n    pass",
+    "set-through-globals": 'import os\n\nDEBUG = False\nglobals()["DEBUG"] = bool(os.environ.get("DEBUG"))',
+    "declared-global-on-a-continuation-line": "DEBUG = False\n\ndef enable():\n    global OTHER, \\\n        DEBUG\n    DEBUG = True",
+    "overridden-by-a-star-import": "DEBUG = False\nfrom settings import *",
+    "set-through-globals-with-a-space": 'DEBUG = False\nglobals ()["DEBUG"] = True',
+    "set-through-sys-modules": 'import sys\n\nDEBUG = False\nsetattr(sys.modules[__name__], "DEBUG", True)',
+    "set-by-exec": 'DEBUG = False\nexec("DEBUG = True")',
+}
+"""Ways a module rebinds an UPPER_CASE constant that no single assignment shows: each must report."""
+
+CONSTANT_USE = """
+
+def prepare(input_ids, cache):
+    past = cache.get_seq_length()
+    if DEBUG:
+        input_ids = input_ids[:, past:]
+    return input_ids
+"""
+
+
+def constant_rebound_cases() -> list[object]:
+    return [
+        pytest.param(rebinding + CONSTANT_USE, [(rebinding.count("\n") + 6, "SLG002")], id=f"constant-{name}")
+        for name, rebinding in CONSTANT_REBOUND.items()
+    ]
+
+
 REPORTED = [
     pytest.param(
         """
@@ -485,130 +514,7 @@ REPORTED = [
         [(7, "SLG002")],
         id="constant-bound-twice",
     ),
-    pytest.param(
-        """
-        DEBUG = False
-        try:
-            from settings import DEBUG
-        except ImportError:
-            pass
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(10, "SLG002")],
-        id="constant-overridden-by-an-import",
-    ),
-    pytest.param(
-        """
-        DEBUG = False
-        for DEBUG in (True,):
-            pass
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(8, "SLG002")],
-        id="constant-rebound-by-a-top-level-loop",
-    ),
-    pytest.param(
-        """
-        import os
-
-        DEBUG = False
-        globals()["DEBUG"] = bool(os.environ.get("DEBUG"))
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(9, "SLG002")],
-        id="constant-set-through-globals",
-    ),
-    pytest.param(
-        """
-        DEBUG = False
-
-        def enable():
-            global OTHER, \\
-                DEBUG
-            DEBUG = True
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(11, "SLG002")],
-        id="constant-declared-global-on-a-continuation-line",
-    ),
-    pytest.param(
-        """
-        DEBUG = False
-        from settings import *
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(7, "SLG002")],
-        id="constant-overridden-by-a-star-import",
-    ),
-    pytest.param(
-        """
-        DEBUG = False
-        globals ()["DEBUG"] = True
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(7, "SLG002")],
-        id="constant-set-through-globals-with-a-space",
-    ),
-    pytest.param(
-        """
-        import sys
-
-        DEBUG = False
-        setattr(sys.modules[__name__], "DEBUG", True)
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(9, "SLG002")],
-        id="constant-set-through-sys-modules",
-    ),
-    pytest.param(
-        """
-        DEBUG = False
-        exec("DEBUG = True")
-
-        def prepare(input_ids, cache):
-            past = cache.get_seq_length()
-            if DEBUG:
-                input_ids = input_ids[:, past:]
-            return input_ids
-        """,
-        [(7, "SLG002")],
-        id="constant-set-by-exec",
-    ),
+    *constant_rebound_cases(),
     pytest.param(
         """
         def forward(input_ids, cache, flag):

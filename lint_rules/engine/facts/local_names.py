@@ -24,6 +24,7 @@ from lint_rules.engine.facts.module_text import (
     header_of,
     lines_that_may_bind,
     may_declare_globals,
+    module_scope_bindings,
     non_ascii_lines,
     own_scope_nodes,
     spans_one_of,
@@ -126,7 +127,7 @@ class LocalNames:
         if name not in self._module_level:
             lines = self.lines_that_may_bind(name)
             self._module_level[name] = bool(lines) and (
-                any(name in bound_names(node) for node in own_scope_nodes(tree, lines))
+                module_scope_bindings(tree, self.text, name, lines) > 0
                 or (may_declare_globals(self.text) and name in declared_global(tree))
             )
         return self._module_level[name]

@@ -408,10 +408,12 @@ NAMESPACE_BY_HAND = tuple(
 literal, which `re` searches for first)."""
 
 
-def module_scope_bindings(tree: ast.Module, text: str, name: str) -> int:
+def module_scope_bindings(tree: ast.Module, text: str, name: str, lines: Sequence[int] | None = None) -> int:
     """How many times the module's own scope binds `name`, in every form (its statements, and the
-    headers of its functions and classes), read only on the lines where a binding may be written."""
-    lines = with_non_ascii(lines_that_may_bind(text, name), non_ascii_lines(text), name)
+    headers of its functions and classes), read only on the lines where a binding may be written
+    (`lines`, when the caller has found them)."""
+    if lines is None:
+        lines = with_non_ascii(lines_that_may_bind(text, name), non_ascii_lines(text), name)
     return sum(bound_names(node).count(name) for node in own_scope_nodes(tree, lines))
 
 
